@@ -1,0 +1,153 @@
+"""Citations as the record prints them: parsed into fields, rendered back.
+
+Every summary opens with its citation: the authors, the year in parentheses,
+an optional locator, a full stop, then the summary's own text. The locator is
+an identifier (``ARXIV-1604.06174``, ``DOI:10.1109/TAC.2003.812781``), an
+identifier followed by a note (``ARXIV-2105.05720 — CoCoNet (ASPLOS 2022)``,
+``ARXIV-2511.14124 (SoCC ‘25)``), or a venue alone (``OSDI ‘20``)::
+
+    Chen et al. (2016), ARXIV-1604.06174. Gradient checkpointing: ...
+    Jiang et al. (2020), OSDI ‘20. BytePS: ...
+    CoreWeave (2025). Fits a ...
+
+Rendering the parsed fields gives back exactly the text that was parsed, so
+the record stores fields (for filtering by year, and for BibTeX) and still
+prints every summary as the editors wrote it.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+IDENTIFIER_SCHEMES = {
+    "ARXIV-": "https://arxiv.org/abs/{}",
+    "DOI:": "https://doi.org/{}",
+}
+
+_SCHEMES = "|".join(re.escape(scheme) for scheme in IDENTIFIER_SCHEMES)
+
+# Authors run up to the first " (YYYY)"; the locator runs up to the first full
+# stop that ends the citation (one followed by a space or by the end of text),
+# so the dots inside "ARXIV-1604.06174" stay part of it.
+SUMMARY_RE = re.compile(
+    r"(?P<authors>\S.*?) \((?P<year>\d{4})\)"
+    r"(?:, (?P<locator>\S.*?))?"
+    r"\.(?: (?P<text>\S.*))?",
+    re.DOTALL,
+)
+LOCATOR_RE = re.compile(
+    rf"(?P<identifier>(?:{_SCHEMES})\S+)(?: (?P<note>\S.*))?", re.DOTALL
+)
+IDENTIFIER_RE = re.compile(rf"(?:{_SCHEMES})\S+")
+YEAR_IN_PARENS_RE = re.compile(r" \(\d{4}\)")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A citation's fields. ``render()`` prints it as the record does."""
+
+    authors: str
+    year: int
+    identifier: str = ""
+    note: str = ""
+
+    def render(self):
+        """The citation without its closing full stop."""
+        text = f"{self.authors} ({self.year})"
+        locator = " ".join(part for part in (self.identifier, self.note) if part)
+        if locator:
+            text = f"{text}, {locator}"
+        return text
+
+    @property
+    def identifier_url(self):
+        return identifier_url(self.identifier)
+
+    def validate(self):
+        """Raise ValidationError unless the fields render to a parseable text.
+
+        These are exactly the conditions under which parsing the rendered
+        citation gives back the same fields.
+        """
+        errors = {}
+        if not self.authors or self.authors != self.authors.strip():
+            errors["authors"] = ValidationError(
+                "Authors must be given, without spaces at either end.",
+                code="authors_blank",
+            )
+        elif YEAR_IN_PARENS_RE.search(self.authors):
+            errors["authors"] = ValidationError(
+                "Authors cannot contain a year in parentheses.", code="authors_year"
+            )
+        if not 1000 <= self.year <= 9999:
+            errors["year"] = ValidationError(
+                "The year must have four digits.", code="year_digits"
+            )
+        if self.identifier and not IDENTIFIER_RE.fullmatch(self.identifier):
+            errors["identifier"] = ValidationError(
+                "An identifier reads ARXIV-2104.04473 or DOI:10.1109/TAC.1986.1104412.",
+                code="identifier_form",
+            )
+        note = self.note
+        if note and (note != note.strip() or ". " in note or note.endswith(".")):
+            errors["note"] = ValidationError(
+                "The note cannot contain a full stop followed by a space, end with a "
+                "full stop, or have spaces at either end: the full stop ends the "
+                "citation.",
+                code="note_full_stop",
+            )
+        elif note and not self.identifier and IDENTIFIER_RE.match(note):
+            errors["note"] = ValidationError(
+                "A note that opens with an identifier belongs in the identifier field.",
+                code="note_identifier",
+            )
+        if errors:
+            raise ValidationError(errors)
+
+
+def identifier_url(identifier):
+    """The address of an identifier's source, or "" for a venue or nothing."""
+    for scheme, template in IDENTIFIER_SCHEMES.items():
+        if identifier.startswith(scheme):
+            return template.format(identifier.removeprefix(scheme))
+    return ""
+
+
+def parse_citation(locator_text):
+    """Split a locator into identifier and note."""
+    match = LOCATOR_RE.fullmatch(locator_text)
+    if match:
+        return match["identifier"], match["note"] or ""
+    return "", locator_text
+
+
+def split_summary(summary):
+    """Split a summary cell into its citation and its text.
+
+    Raise ValueError when the cell does not open with a citation.
+    """
+    match = SUMMARY_RE.fullmatch(summary)
+    if match is None:
+        raise ValueError(
+            "the summary must open with a citation: "
+            "'Authors (Year), IDENTIFIER. Text' or 'Authors (Year). Text'"
+        )
+    identifier, note = parse_citation(match["locator"] or "")
+    citation = Citation(
+        authors=match["authors"],
+        year=int(match["year"]),
+        identifier=identifier,
+        note=note,
+    )
+    try:
+        citation.validate()
+    except ValidationError as error:
+        raise ValueError(" ".join(error.messages)) from error
+    return citation, match["text"] or ""
+
+
+def join_summary(citation, text):
+    """The summary cell: the citation, its full stop, then the text."""
+    rendered = f"{citation.render()}."
+    return f"{rendered} {text}" if text else rendered

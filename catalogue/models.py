@@ -1,0 +1,439 @@
+from typing import NamedTuple
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from taggit.managers import TaggableManager
+
+from catalogue.citations import Citation, identifier_url, join_summary
+
+PREFIX_VALIDATOR = RegexValidator(
+    r"^[A-Z][A-Z0-9]*\Z",
+    "A prefix is capital letters and digits, starting with a letter (LIT).",
+    code="prefix_form",
+)
+
+
+# Citation's field names as the models spell them.
+CITATION_FIELDS = {
+    "authors": "authors",
+    "year": "year",
+    "identifier": "source_identifier",
+    "note": "citation_note",
+}
+
+
+class TopicFlavour(models.TextChoices):
+    KIND = "kind", _("Kind of claim")
+    DOMAIN = "domain", _("Domain")
+
+
+class DocumentStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    IN_REVIEW = "in_review", _("In review")
+    ACTIVE = "active", _("Active")
+    SUPERSEDED = "superseded", _("Superseded")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+class DecisionStatus(models.TextChoices):
+    PROPOSED = "proposed", _("Proposed")
+    ACCEPTED = "accepted", _("Accepted")
+    SUPERSEDED = "superseded", _("Superseded")
+    DEPRECATED = "deprecated", _("Deprecated")
+
+
+def format_identifier(prefix, number):
+    """The permanent identifier: prefix and number, zero-padded to three digits."""
+    return f"{prefix}-{number:03d}"
+
+
+class RegistryCount(NamedTuple):
+    """``listed`` of ``total`` public documents of a registry (67 of 737 LIT)."""
+
+    prefix: str
+    listed: int
+    total: int
+
+
+class Registry(models.Model):
+    """A register of documents with its own prefix and numbering (LIT-nnn)."""
+
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(
+        max_length=20,
+        unique=True,
+        validators=[PREFIX_VALIDATOR],
+        help_text=_("Capital letters, as in the identifiers: LIT for LIT-004."),
+    )
+    description = models.TextField(blank=True)
+    last_number = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text=_(
+            "The highest number this registry has ever issued. New documents take "
+            "the next one; a number is never issued twice."
+        ),
+    )
+
+    class Meta:
+        ordering = ["prefix"]
+        verbose_name_plural = "registries"
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix})"
+
+
+class Topic(models.Model):
+    """One of the topics documents are filed against, in editorial order."""
+
+    Flavour = TopicFlavour
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=200, unique=True)
+    scope = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text=_("One line, without a closing full stop: what the topic covers."),
+    )
+    flavour = models.CharField(
+        max_length=10,
+        choices=Flavour,
+        default=Flavour.KIND,
+        help_text=_(
+            "A document takes a domain topic only when its claim is about that "
+            "domain; a claim merely discovered in a domain takes its kind."
+        ),
+    )
+    position = models.PositiveIntegerField(
+        unique=True, help_text=_("Editorial order on the full index.")
+    )
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(flavour__in=TopicFlavour.values),
+                name="topic_flavour_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("catalogue:topic-detail", kwargs={"slug": self.slug})
+
+
+class DocumentQuerySet(models.QuerySet):
+    def public(self):
+        """Documents a reader may see: active, superseded, withdrawn."""
+        return self.filter(status__in=Document.PUBLIC_STATUSES)
+
+    def in_registry(self, registry):
+        return self.filter(registry=registry)
+
+    def in_topic(self, topic):
+        return self.filter(topic=topic)
+
+    def unfiled(self):
+        """Documents filed against no topic: legal, and listed as unfiled."""
+        return self.filter(topic__isnull=True)
+
+    def in_number_order(self):
+        return self.select_related("registry").order_by("registry__prefix", "number")
+
+    def registry_counts(self, *, topic):
+        """Per registry: how many of these documents ``topic`` holds, of all.
+
+        ``topic=None`` counts the unfiled documents. One query.
+        """
+        rows = (
+            self.values_list("registry__prefix")
+            .annotate(
+                listed=Count("pk", filter=Q(topic=topic)),
+                total=Count("pk"),
+            )
+            .order_by("registry__prefix")
+        )
+        return [RegistryCount(*row) for row in rows]
+
+    def topic_counts(self):
+        """``{topic_id: {prefix: n}}`` for these documents, unfiled under None."""
+        counts = {}
+        rows = self.values_list("topic_id", "registry__prefix").annotate(n=Count("pk"))
+        for topic_id, prefix, n in rows.order_by():
+            counts.setdefault(topic_id, {})[prefix] = n
+        return counts
+
+
+class CitedText(models.Model):
+    """The citation fields and the summary: what a published version fixes."""
+
+    title = models.CharField(max_length=500)
+    authors = models.CharField(
+        max_length=500,
+        help_text=_("As printed: ‘Chen et al.’, ‘Jadbabaie, Lin and Morse’."),
+    )
+    year = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1000), MaxValueValidator(9999)]
+    )
+    source_identifier = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_(
+            "The citation's identifier, if any: ARXIV-1604.06174 or "
+            "DOI:10.1109/TAC.2003.812781."
+        ),
+    )
+    citation_note = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text=_(
+            "Venue or remark printed after the identifier: ‘OSDI ‘20’, "
+            "‘(SoCC ‘25)’, ‘— CoCoNet (ASPLOS 2022)’."
+        ),
+    )
+    summary = models.TextField(help_text=_("The text that follows the citation."))
+
+    CONTENT_FIELDS = [
+        "title",
+        "authors",
+        "year",
+        "source_identifier",
+        "citation_note",
+        "summary",
+    ]
+
+    class Meta:
+        abstract = True
+
+    @property
+    def citation(self):
+        return Citation(
+            authors=self.authors,
+            year=self.year,
+            identifier=self.source_identifier,
+            note=self.citation_note,
+        )
+
+    @property
+    def source_url(self):
+        """Where the cited work lives: the arXiv abstract page or the DOI resolver."""
+        return identifier_url(self.source_identifier)
+
+    @property
+    def summary_with_citation(self):
+        """The summary as the record prints it: citation first."""
+        return join_summary(self.citation, self.summary)
+
+    def content(self):
+        return {field: getattr(self, field) for field in self.CONTENT_FIELDS}
+
+    def clean(self):
+        super().clean()
+        if self.year is None or not self.authors:
+            return  # clean_fields() reports the missing values.
+        try:
+            self.citation.validate()
+        except ValidationError as error:
+            raise ValidationError(
+                {
+                    CITATION_FIELDS[field]: messages
+                    for field, messages in error.message_dict.items()
+                }
+            ) from error
+
+
+class Document(CitedText):
+    """A document of a registry: a paper or report, summarised by editors."""
+
+    Status = DocumentStatus
+
+    PUBLIC_STATUSES = [Status.ACTIVE, Status.SUPERSEDED, Status.WITHDRAWN]
+
+    registry = models.ForeignKey(
+        Registry, on_delete=models.PROTECT, related_name="documents"
+    )
+    number = models.PositiveIntegerField(
+        blank=True,
+        help_text=_(
+            "Permanent, never reused. Leave blank for a new document to take the "
+            "registry's next number."
+        ),
+    )
+    version = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text=_("The published version; shown from v2 on (LIT-004 v4)."),
+    )
+    status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
+    topic = models.ForeignKey(
+        Topic,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="documents",
+        help_text=_("Leave empty to list the document as unfiled."),
+    )
+    superseded_by = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+    )
+    tags = TaggableManager(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["registry__prefix", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["registry", "number"], name="unique_document_number"
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=1), name="document_number_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(version__gte=1), name="document_version_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=DocumentStatus.values),
+                name="document_status_valid",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["topic", "status"], name="document_topic_status"),
+            models.Index(fields=["status"], name="document_status"),
+        ]
+
+    def __str__(self):
+        return f"{self.label}: {self.title}"
+
+    def get_absolute_url(self):
+        return reverse(
+            "catalogue:document-detail", kwargs={"identifier": self.identifier}
+        )
+
+    @property
+    def identifier(self):
+        """The permanent identifier, LIT-004 (the citation's is source_identifier)."""
+        return format_identifier(self.registry.prefix, self.number)
+
+    @property
+    def label(self):
+        """The identifier as listed: the version is shown from v2 on."""
+        if self.version > 1:
+            return f"{self.identifier} v{self.version}"
+        return self.identifier
+
+    @property
+    def is_public(self):
+        return self.status in self.PUBLIC_STATUSES
+
+
+class DocumentVersion(CitedText):
+    """A published version of a document: a snapshot that is never edited."""
+
+    document = models.ForeignKey(
+        Document,
+        # A published document cannot be deleted, so its number is never freed.
+        on_delete=models.PROTECT,
+        related_name="versions",
+    )
+    number = models.PositiveIntegerField()
+    published_at = models.DateTimeField()
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="published_versions",
+    )
+    note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["document", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "number"], name="unique_document_version"
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=1), name="document_version_number_positive"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.document.identifier} v{self.number}"
+
+
+class DecisionRecord(models.Model):
+    """An architecture decision record of the anthology itself (ADR-026)."""
+
+    PREFIX = "ADR"
+
+    Status = DecisionStatus
+
+    number = models.PositiveIntegerField(unique=True)
+    title = models.CharField(max_length=500)
+    status = models.CharField(max_length=20, choices=Status, default=Status.PROPOSED)
+    decided_on = models.DateField(null=True, blank=True)
+    body = models.TextField(
+        blank=True, help_text=_("Context, decision and consequences, in Markdown.")
+    )
+    superseded_by = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(number__gte=1), name="decision_record_number_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=DecisionStatus.values),
+                name="decision_record_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.identifier}: {self.title}"
+
+    @property
+    def identifier(self):
+        return format_identifier(self.PREFIX, self.number)
+
+
+class Preface(models.Model):
+    """The paragraph that opens the full index and every topic page.
+
+    There is one: its primary key is fixed.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    heading = models.CharField(max_length=200, default="Topics")
+    text = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(id=1), name="single_preface"),
+        ]
+
+    def __str__(self):
+        return self.heading

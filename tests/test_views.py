@@ -1,0 +1,190 @@
+"""The public pages: what they show, what they never show, what they cost."""
+
+import pytest
+from bs4 import BeautifulSoup
+from django.urls import reverse
+
+from catalogue.models import Preface
+from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def soup_of(response):
+    assert response.status_code == 200
+    return BeautifulSoup(response.content, "html.parser")
+
+
+def test_full_index_lists_topics_in_editorial_order_with_counts(client):
+    later = TopicFactory(name="Evaluation", position=2)
+    first = TopicFactory(name="Architectures", position=1)
+    DocumentFactory.create_batch(2, topic=later)
+    DocumentFactory(topic=first, registry=RegistryFactory(prefix="PRA"))
+    DocumentFactory(topic=first, draft=True)
+    DocumentFactory.create_batch(3, unfiled=True)
+
+    soup = soup_of(client.get(reverse("catalogue:index")))
+
+    rows = [
+        [cell.get_text() for cell in row.find_all("td")]
+        for row in soup.select("table.topics tbody tr, table.topics tfoot tr")
+    ]
+    assert [(name, count) for name, _, count in rows] == [
+        ("Architectures", "1 PRA"),
+        ("Evaluation", "2 LIT"),
+        ("Unfiled", "3 LIT"),
+    ]
+
+
+def test_topic_page_counts_its_documents_of_all_public_ones(client):
+    topic = TopicFactory()
+    DocumentFactory.create_batch(2, topic=topic)
+    DocumentFactory(topic=TopicFactory())
+    DocumentFactory(unfiled=True)
+    DocumentFactory(topic=topic, in_review=True)
+
+    soup = soup_of(client.get(topic.get_absolute_url()))
+
+    assert soup.select_one(".counts").get_text() == (
+        "2 of 4 LIT documents. Back to the full index."
+    )
+
+
+def test_topic_page_lists_rows_in_number_order_with_versions(client):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic, number=16, version=2)
+    DocumentFactory(topic=topic, number=4, version=1)
+    DocumentFactory(topic=topic, number=1000, version=3)
+
+    soup = soup_of(client.get(topic.get_absolute_url()))
+
+    labels = [cell.get_text() for cell in soup.select("td.label")]
+    assert labels == ["LIT-004", "LIT-016 v2", "LIT-1000 v3"]
+
+
+def test_document_page_shows_citation_summary_status_and_topic(client):
+    document = DocumentFactory(
+        number=4,
+        version=4,
+        title="Training Deep Nets with Sublinear Memory Cost",
+        authors="Chen et al.",
+        year=2016,
+        source_identifier="ARXIV-1604.06174",
+        summary="Gradient checkpointing.",
+    )
+    document.tags.add("memory")
+
+    soup = soup_of(client.get("/LIT-004/"))
+
+    assert soup.select_one(".label").get_text() == "LIT-004 v4"
+    assert soup.h1.get_text() == "Training Deep Nets with Sublinear Memory Cost"
+    assert soup.select_one(".citation").get_text() == (
+        "Chen et al. (2016), ARXIV-1604.06174."
+    )
+    assert soup.select_one(".citation a")["href"] == "https://arxiv.org/abs/1604.06174"
+    assert soup.select_one(".summary").get_text() == "Gradient checkpointing."
+    facts = [dd.get_text() for dd in soup.select(".facts dd")]
+    assert facts == ["Active", document.topic.name, "memory", "Reading list"]
+
+
+def test_document_page_of_a_venue_citation_has_no_link(client):
+    DocumentFactory(
+        number=51,
+        authors="Jiang et al.",
+        year=2020,
+        source_identifier="",
+        citation_note="OSDI ‘20",
+    )
+
+    soup = soup_of(client.get("/LIT-051/"))
+
+    assert soup.select_one(".citation").get_text() == "Jiang et al. (2020), OSDI ‘20."
+    assert soup.select_one(".citation a") is None
+
+
+def test_unpadded_identifier_redirects_to_the_permanent_one(client):
+    DocumentFactory(number=4)
+
+    response = client.get("/LIT-0004/")
+
+    assert response.status_code == 301
+    assert response["Location"] == "/LIT-004/"
+
+
+@pytest.mark.parametrize(
+    "path", ["/LIT-999/", "/LIT-99999999999999999999/", "/lit-004/", "/LIT-4/"]
+)
+def test_unknown_or_malformed_identifiers_are_not_found(client, path):
+    DocumentFactory(number=4)
+
+    assert client.get(path).status_code == 404
+
+
+@pytest.mark.parametrize("trait", ["draft", "in_review"])
+def test_unpublished_documents_appear_on_no_public_page(client, trait):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic, title="Published work")
+    hidden = DocumentFactory(topic=topic, title="Secret draft", **{trait: True})
+    DocumentFactory(unfiled=True, title="Unfiled draft", **{trait: True})
+    pages = [
+        reverse("catalogue:index"),
+        topic.get_absolute_url(),
+        reverse("catalogue:unfiled"),
+    ]
+
+    for path in pages:
+        content = client.get(path).content.decode()
+        assert "Secret draft" not in content
+        assert "Unfiled draft" not in content
+    assert "2 LIT" not in client.get(reverse("catalogue:index")).content.decode()
+    assert client.get(hidden.get_absolute_url()).status_code == 404
+
+
+def test_unfiled_page_lists_public_unfiled_documents(client):
+    DocumentFactory(unfiled=True, number=9)
+    DocumentFactory(unfiled=True, number=3)
+    DocumentFactory(number=5)
+
+    soup = soup_of(client.get(reverse("catalogue:unfiled")))
+
+    assert [cell.get_text() for cell in soup.select("td.label")] == [
+        "LIT-003",
+        "LIT-009",
+    ]
+    assert soup.select_one(".counts").get_text() == (
+        "2 of 3 LIT documents. Back to the full index."
+    )
+
+
+def test_topic_page_shows_the_preface(client):
+    Preface.objects.create(heading="Topics", text="The kinds of claim (ADR-026).")
+    topic = TopicFactory()
+
+    soup = soup_of(client.get(topic.get_absolute_url()))
+
+    assert soup.select_one(".preface").get_text() == (
+        "Topics — The kinds of claim (ADR-026)."
+    )
+
+
+@pytest.mark.parametrize("documents", [5, 60])
+def test_list_pages_cost_the_same_queries_whatever_their_size(
+    client, django_assert_num_queries, documents
+):
+    topic = TopicFactory(slug="busy")
+    first, *_ = DocumentFactory.create_batch(documents, topic=topic)
+    DocumentFactory.create_batch(documents, unfiled=True)
+    TopicFactory.create_batch(3)
+
+    # Topics, documents per topic, preface.
+    with django_assert_num_queries(3):
+        soup_of(client.get(reverse("catalogue:index")))
+    # Topic, preface, counts, rows.
+    with django_assert_num_queries(4):
+        soup_of(client.get(topic.get_absolute_url()))
+    # Rows, counts.
+    with django_assert_num_queries(2):
+        soup_of(client.get(reverse("catalogue:unfiled")))
+    # Document with registry and topic, its tags.
+    with django_assert_num_queries(2):
+        soup_of(client.get(first.get_absolute_url()))
