@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count, Max
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -30,13 +30,18 @@ ROW_COLUMNS = {
 def allocate_number(*, registry):
     """The registry's next number: one more than the highest ever issued.
 
-    The increment happens in the database, under the row's lock, so two
-    editors creating documents at once never get the same number.
+    The registry's row stays locked until the transaction ends, so two editors
+    creating documents at once never get the same number. Numbers written
+    without this service (bulk loads) count too: the highest in use is taken
+    into account.
     """
     with transaction.atomic():
-        Registry.objects.filter(pk=registry.pk).update(last_number=F("last_number") + 1)
-        registry.refresh_from_db(fields=["last_number"])
-    return registry.last_number
+        locked = Registry.objects.select_for_update().get(pk=registry.pk)
+        in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
+        locked.last_number = max(locked.last_number, in_use) + 1
+        locked.save(update_fields=["last_number"])
+    registry.last_number = locked.last_number
+    return locked.last_number
 
 
 def record_number(*, registry, number):

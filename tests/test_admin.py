@@ -1,0 +1,93 @@
+"""The editors' admin over the record."""
+
+import pytest
+from django.urls import reverse
+
+from catalogue.models import Document
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    "model", ["registry", "topic", "document", "decisionrecord", "preface"]
+)
+def test_every_changelist_and_add_form_opens(admin_client, model):
+    DocumentFactory()
+    DecisionRecordFactory()
+
+    changelist = admin_client.get(reverse(f"admin:catalogue_{model}_changelist"))
+    add = admin_client.get(reverse(f"admin:catalogue_{model}_add"))
+
+    assert changelist.status_code == 200
+    assert add.status_code in {200, 403}  # The preface is added once, by import.
+
+
+def test_a_document_added_without_a_number_takes_the_next_one(admin_client):
+    registry = RegistryFactory()
+    DocumentFactory(registry=registry, number=783)
+    topic = TopicFactory()
+
+    response = admin_client.post(
+        reverse("admin:catalogue_document_add"),
+        {
+            "registry": registry.pk,
+            "number": "",
+            "status": Document.Status.ACTIVE,
+            "topic": topic.pk,
+            "tags": "memory, checkpointing",
+            "authors": "Chen et al.",
+            "year": "2016",
+            "source_identifier": "ARXIV-1604.06174",
+            "citation_note": "",
+            "title": "Training Deep Nets with Sublinear Memory Cost",
+            "summary": "Gradient checkpointing.",
+            "superseded_by": "",
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+        },
+    )
+
+    assert response.status_code == 302, response.context["errors"]
+    document = Document.objects.get(title__startswith="Training Deep Nets")
+    assert document.number == 784
+    assert sorted(document.tags.names()) == ["checkpointing", "memory"]
+    assert [version.number for version in document.versions.all()] == [1]
+
+
+def test_the_admin_refuses_a_citation_that_would_not_print_back(admin_client):
+    registry = RegistryFactory()
+
+    response = admin_client.post(
+        reverse("admin:catalogue_document_add"),
+        {
+            "registry": registry.pk,
+            "status": Document.Status.DRAFT,
+            "authors": "Chen et al.",
+            "year": "2016",
+            "source_identifier": "arXiv:1604.06174",
+            "title": "T",
+            "summary": "S",
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "source_identifier" in response.context["adminform"].form.errors
+    assert not Document.objects.exists()
+
+
+def test_documents_cannot_be_deleted_from_the_admin(admin_client):
+    document = DocumentFactory()
+
+    response = admin_client.get(
+        reverse("admin:catalogue_document_delete", args=[document.pk])
+    )
+
+    assert response.status_code == 403
