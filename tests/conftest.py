@@ -1,4 +1,5 @@
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,39 @@ def seed_rows(seed_text):
 @pytest.fixture
 def imported_seed(db, seed_path):
     call_command("import_index", str(seed_path), stdout=io.StringIO())
+
+
+# Playwright's sync API runs an event loop in the test's thread; the ORM calls
+# the tests make beside it are still synchronous.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (it cannot download its own)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    yield page
+    context.close()

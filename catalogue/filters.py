@@ -1,0 +1,64 @@
+"""Filters for lists of documents, shared by the public lists and the exports."""
+
+import django_filters
+from django import forms
+from taggit.models import Tag
+
+from catalogue.models import Document, Registry, Topic
+
+
+class YearFilter(django_filters.NumberFilter):
+    """A four-digit year; anything else is a form error, not a query."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1000)
+        kwargs.setdefault("max_value", 9999)
+        kwargs.setdefault("widget", forms.NumberInput(attrs={"size": 5}))
+        super().__init__(*args, **kwargs)
+
+
+class DocumentFilter(django_filters.FilterSet):
+    """Registry, topic, status, year range and tags, all kept in the URL.
+
+    ``public`` (the default) offers only the statuses a reader may see; the
+    staff exports pass ``public=False`` to offer every status.
+    """
+
+    registry = django_filters.ModelChoiceFilter(
+        queryset=Registry.objects.all(),
+        to_field_name="prefix",
+        empty_label="Any registry",
+    )
+    topic = django_filters.ModelChoiceFilter(
+        queryset=Topic.objects.all(),
+        to_field_name="slug",
+        empty_label="Any topic",
+        null_label="Unfiled",
+        null_value="unfiled",
+    )
+    status = django_filters.ChoiceFilter(
+        choices=Document.Status.choices, empty_label="Any status"
+    )
+    year_from = YearFilter(field_name="year", lookup_expr="gte", label="From year")
+    year_to = YearFilter(field_name="year", lookup_expr="lte", label="To year")
+    tag = django_filters.ModelMultipleChoiceFilter(
+        field_name="tags__slug",
+        queryset=Tag.objects.order_by("name"),
+        to_field_name="slug",
+        conjoined=True,
+        label="Tags",
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    class Meta:
+        model = Document
+        fields = ["registry", "topic", "status", "year_from", "year_to", "tag"]
+
+    def __init__(self, data=None, queryset=None, *, public=True, **kwargs):
+        super().__init__(data, queryset, **kwargs)
+        if public:
+            self.filters["status"].extra["choices"] = [
+                (status.value, status.label) for status in Document.PUBLIC_STATUSES
+            ]
