@@ -1,7 +1,10 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from catalogue import services
 from catalogue.models import (
+    BrokenReference,
     DecisionRecord,
     Document,
     DocumentVersion,
@@ -86,3 +89,37 @@ class PrefaceAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return not Preface.objects.exists()
+
+
+@admin.register(BrokenReference)
+class BrokenReferenceAdmin(admin.ModelAdmin):
+    """Names in published text that point at nothing a reader can open."""
+
+    list_display = ["__str__", "source_link", "source_status"]
+    list_select_related = ["document__registry", "decision"]
+    search_fields = ["prefix", "document__title", "decision__title"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).broken()
+
+    @admin.display(description="named in")
+    def source_link(self, reference):
+        source = reference.source
+        meta = source._meta
+        url = reverse(
+            f"admin:{meta.app_label}_{meta.model_name}_change", args=[source.pk]
+        )
+        return format_html('<a href="{}">{}</a>', url, source)
+
+    @admin.display(description="status of the naming record")
+    def source_status(self, reference):
+        return reference.source.get_status_display()
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

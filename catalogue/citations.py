@@ -106,6 +106,25 @@ class Citation:
             raise ValidationError(errors)
 
 
+def split_authors(authors):
+    """Authors one by one, for reference managers: ``Jadbabaie, Lin and Morse``.
+
+    ``et al.`` ends the list (what follows it is an affiliation); a team
+    (``Wan Team, Alibaba``) is one author.
+    """
+    head, et_al, _ = authors.partition(" et al.")
+    if et_al:
+        return [head]
+    if " Team," in authors or authors.endswith(" Team"):
+        return [authors]
+    return [
+        name.strip()
+        for part in authors.split(", ")
+        for name in part.split(" and ")
+        if name.strip()
+    ]
+
+
 def identifier_url(identifier):
     """The address of an identifier's source, or "" for a venue or nothing."""
     for scheme, template in IDENTIFIER_SCHEMES.items():

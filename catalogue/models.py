@@ -1,15 +1,16 @@
 from typing import NamedTuple
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from taggit.managers import TaggableManager
 
-from catalogue.citations import Citation, identifier_url, join_summary
+from catalogue.citations import Citation, identifier_url, join_summary, split_authors
 
 PREFIX_VALIDATOR = RegexValidator(
     r"^[A-Z][A-Z0-9]*\Z",
@@ -60,6 +61,16 @@ class RegistryCount(NamedTuple):
     total: int
 
 
+class RegistryQuerySet(models.QuerySet):
+    def with_public_counts(self):
+        """Each registry annotated with ``public_count``, its public documents."""
+        return self.annotate(
+            public_count=Count(
+                "documents", filter=Q(documents__status__in=Document.PUBLIC_STATUSES)
+            )
+        )
+
+
 class Registry(models.Model):
     """A register of documents with its own prefix and numbering (LIT-nnn)."""
 
@@ -80,12 +91,17 @@ class Registry(models.Model):
         ),
     )
 
+    objects = RegistryQuerySet.as_manager()
+
     class Meta:
         ordering = ["prefix"]
         verbose_name_plural = "registries"
 
     def __str__(self):
         return f"{self.name} ({self.prefix})"
+
+    def get_absolute_url(self):
+        return reverse("catalogue:registry-detail", kwargs={"prefix": self.prefix})
 
 
 class Topic(models.Model):
@@ -112,6 +128,8 @@ class Topic(models.Model):
     position = models.PositiveIntegerField(
         unique=True, help_text=_("Editorial order on the full index.")
     )
+    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    search_vector = SearchVectorField(null=True, editable=False)
 
     class Meta:
         ordering = ["position"]
@@ -147,6 +165,12 @@ class DocumentQuerySet(models.QuerySet):
     def in_number_order(self):
         return self.select_related("registry").order_by("registry__prefix", "number")
 
+    def naming(self, prefix, number):
+        """Documents whose text names the record ``prefix``-``number``."""
+        return self.filter(
+            references__prefix=prefix, references__number=number
+        ).distinct()
+
     def registry_counts(self, *, topic):
         """Per registry: how many of these documents ``topic`` holds, of all.
 
@@ -169,6 +193,13 @@ class DocumentQuerySet(models.QuerySet):
         for topic_id, prefix, n in rows.order_by():
             counts.setdefault(topic_id, {})[prefix] = n
         return counts
+
+
+class DocumentManager(models.Manager.from_queryset(DocumentQuerySet)):
+    def get_queryset(self):
+        # The search vector is the database's to read and write (migration
+        # 0002); loading it would double the bytes of every list.
+        return super().get_queryset().defer("search_vector")
 
 
 class CitedText(models.Model):
@@ -225,6 +256,26 @@ class CitedText(models.Model):
     def source_url(self):
         """Where the cited work lives: the arXiv abstract page or the DOI resolver."""
         return identifier_url(self.source_identifier)
+
+    @property
+    def author_list(self):
+        return split_authors(self.authors)
+
+    @property
+    def arxiv_id(self):
+        return (
+            self.source_identifier.removeprefix("ARXIV-")
+            if self.source_identifier.startswith("ARXIV-")
+            else ""
+        )
+
+    @property
+    def doi(self):
+        return (
+            self.source_identifier.removeprefix("DOI:")
+            if self.source_identifier.startswith("DOI:")
+            else ""
+        )
 
     @property
     def summary_with_citation(self):
@@ -290,8 +341,10 @@ class Document(CitedText):
     tags = TaggableManager(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    search_vector = SearchVectorField(null=True, editable=False)
 
-    objects = DocumentQuerySet.as_manager()
+    objects = DocumentManager()
 
     class Meta:
         ordering = ["registry__prefix", "number"]
@@ -339,6 +392,15 @@ class Document(CitedText):
     def is_public(self):
         return self.status in self.PUBLIC_STATUSES
 
+    @property
+    def is_retired(self):
+        return self.status in {self.Status.SUPERSEDED, self.Status.WITHDRAWN}
+
+    @property
+    def reference_text(self):
+        """The text whose record names count as references."""
+        return f"{self.title}\n{self.summary}"
+
 
 class DocumentVersion(CitedText):
     """A published version of a document: a snapshot that is never edited."""
@@ -375,6 +437,18 @@ class DocumentVersion(CitedText):
         return f"{self.document.identifier} v{self.number}"
 
 
+class DecisionRecordQuerySet(models.QuerySet):
+    def public(self):
+        """Decision records a reader may see: every status is public."""
+        return self.all()
+
+    def naming(self, prefix, number):
+        """Decision records whose text names the record ``prefix``-``number``."""
+        return self.filter(
+            references__prefix=prefix, references__number=number
+        ).distinct()
+
+
 class DecisionRecord(models.Model):
     """An architecture decision record of the anthology itself (ADR-026)."""
 
@@ -398,6 +472,10 @@ class DecisionRecord(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    search_vector = SearchVectorField(null=True, editable=False)
+
+    objects = DecisionRecordQuerySet.as_manager()
 
     class Meta:
         ordering = ["number"]
@@ -414,9 +492,92 @@ class DecisionRecord(models.Model):
     def __str__(self):
         return f"{self.identifier}: {self.title}"
 
+    def get_absolute_url(self):
+        return reverse(
+            "catalogue:decision-detail", kwargs={"identifier": self.identifier}
+        )
+
     @property
     def identifier(self):
         return format_identifier(self.PREFIX, self.number)
+
+    @property
+    def label(self):
+        return self.identifier
+
+    @property
+    def is_retired(self):
+        return self.status in {self.Status.SUPERSEDED, self.Status.DEPRECATED}
+
+
+class ReferenceQuerySet(models.QuerySet):
+    def broken(self):
+        """References naming no public record: a typo, a draft, a deleted ADR."""
+        public_document = Document.objects.public().filter(
+            registry__prefix=OuterRef("prefix"), number=OuterRef("number")
+        )
+        public_decision = DecisionRecord.objects.public().filter(
+            number=OuterRef("number")
+        )
+        return self.filter(
+            (Q(prefix=DecisionRecord.PREFIX) & ~Exists(public_decision))
+            | (~Q(prefix=DecisionRecord.PREFIX) & ~Exists(public_document))
+        )
+
+
+class Reference(models.Model):
+    """A record's name (LIT-325, ADR-032 v2) in the text of another record.
+
+    Kept by ``services.record_references`` whenever a text is written, so that
+    "Referenced by" and the list of broken references are plain queries.
+    """
+
+    document = models.ForeignKey(
+        Document,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="references",
+    )
+    decision = models.ForeignKey(
+        DecisionRecord,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="references",
+    )
+    prefix = models.CharField(max_length=20)
+    number = models.PositiveIntegerField()
+    version = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = ReferenceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["prefix", "number"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(document__isnull=False, decision__isnull=True)
+                | Q(document__isnull=True, decision__isnull=False),
+                name="reference_has_one_source",
+            ),
+        ]
+        indexes = [models.Index(fields=["prefix", "number"], name="reference_target")]
+
+    def __str__(self):
+        name = format_identifier(self.prefix, self.number)
+        return f"{name} v{self.version}" if self.version else name
+
+    @property
+    def source(self):
+        return self.document or self.decision
+
+
+class BrokenReference(Reference):
+    """The references editors must mend, listed on their own in the admin."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "broken reference"
 
 
 class Preface(models.Model):

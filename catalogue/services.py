@@ -12,8 +12,18 @@ from django.db.models import Count, Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from catalogue.models import Document, DocumentVersion, Preface, Registry, Topic
+from catalogue.models import (
+    DecisionRecord,
+    Document,
+    DocumentVersion,
+    Preface,
+    Reference,
+    Registry,
+    Topic,
+    format_identifier,
+)
 from catalogue.pages import PageError, Problem
+from catalogue.references import find_names
 
 # Which column of a page row each model field is printed in.
 ROW_COLUMNS = {
@@ -63,6 +73,35 @@ def record_version(*, document, user=None, note="", published_at=None):
     )
 
 
+def record_references(*, documents=(), decisions=()):
+    """Rewrite the references the texts of these records make.
+
+    A name counts when its prefix is a registry's or the decision records'
+    (so ``ARXIV-1604`` is not one) and it is not the record's own.
+    """
+    with transaction.atomic():
+        prefixes = {*Registry.objects.values_list("prefix", flat=True)}
+        prefixes.add(DecisionRecord.PREFIX)
+        Reference.objects.filter(document__in=[d.pk for d in documents]).delete()
+        Reference.objects.filter(decision__in=[d.pk for d in decisions]).delete()
+        rows = []
+        sources = [("document", d, d.reference_text) for d in documents]
+        sources += [("decision", d, f"{d.title}\n{d.body}") for d in decisions]
+        for field, record, text in sources:
+            named = {
+                (name.prefix, name.number, name.version)
+                for name in find_names(text, prefixes)
+                if format_identifier(name.prefix, name.number) != record.identifier
+            }
+            rows.extend(
+                Reference(
+                    prefix=prefix, number=number, version=version, **{field: record}
+                )
+                for prefix, number, version in sorted(named, key=str)
+            )
+        Reference.objects.bulk_create(rows)
+
+
 def save_document(*, document, user=None, note=""):
     """Save a document from the admin, keeping numbers and versions right.
 
@@ -84,6 +123,7 @@ def save_document(*, document, user=None, note=""):
         document.save()
         if publishes:
             record_version(document=document, user=user, note=note)
+        record_references(documents=[document])
     return document
 
 
@@ -313,6 +353,7 @@ def _import_documents(page, registries, topic, report, note):
     Document.objects.bulk_create(created)
     versions.extend(_version_of(document, now, note) for document in created)
     DocumentVersion.objects.bulk_create(versions)
+    record_references(documents=[version.document for version in versions])
     report.count("Documents", "created", len(created))
     for prefix, registry in registries.items():
         numbers = [row.number for row in page.rows if row.prefix == prefix]

@@ -1,15 +1,24 @@
+from django.core.exceptions import BadRequest
 from django.http import Http404
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.generic import DetailView, ListView, TemplateView
+from taggit.models import Tag
 
-from catalogue.models import Document, Preface, Topic
+from catalogue import search
+from catalogue.filters import DocumentFilter
+from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
+from catalogue.references import resolve
+
+# A topic page shows all its rows on one page, as the record always has;
+# longer lists are paginated.
+ROWS_PER_PAGE = 1000
 
 
 class IndexView(TemplateView):
     """The full index: every topic in editorial order with its counts.
 
-    Template: ``catalogue/index.html``. Context: ``preface``, ``topics`` (each
-    with ``counts``, a list of (prefix, n)), ``unfiled_counts``.
+    Template: ``catalogue/index.html``. Context: ``preface``, ``references``,
+    ``topics`` (each with ``counts``, a list of (prefix, n)), ``unfiled_counts``.
     """
 
     template_name = "catalogue/index.html"
@@ -19,45 +28,93 @@ class IndexView(TemplateView):
         topics = list(Topic.objects.all())
         for topic in topics:
             topic.counts = sorted(counts.get(topic.pk, {}).items())
+        preface = Preface.objects.first()
         return super().get_context_data(
-            preface=Preface.objects.first(),
+            preface=preface,
+            references=resolve([preface.text] if preface else []),
             topics=topics,
             unfiled_counts=sorted(counts.get(None, {}).items()),
             **kwargs,
         )
 
 
-class TopicDetailView(DetailView):
+class DocumentListView(ListView):
+    """A list of public documents in number order, filtered from the URL.
+
+    Subclasses narrow ``base_queryset()``. Context: ``documents`` (this page's
+    rows), ``filter``, ``references`` for the rows' cross-references, and
+    ``is_filtered``.
+    """
+
+    context_object_name = "documents"
+    paginate_by = ROWS_PER_PAGE
+    hidden_filters = []
+
+    def base_queryset(self):
+        return Document.objects.public()
+
+    def get_queryset(self):
+        self.filter = DocumentFilter(
+            self.request.GET or None, queryset=self.base_queryset().in_number_order()
+        )
+        for name in self.hidden_filters:
+            del self.filter.filters[name]
+        if self.filter.is_bound and not self.filter.is_valid():
+            raise BadRequest(self.filter.errors.as_text())
+        return self.filter.qs
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["documents"] = list(context["documents"])
+        context["references"] = resolve(
+            [document.summary_with_citation for document in context["documents"]]
+        )
+        context["filter"] = self.filter
+        context["is_filtered"] = any(
+            self.request.GET.get(name) for name in self.filter.filters
+        )
+        return context
+
+
+class TopicDetailView(DocumentListView):
     """A topic page: the preface, the topic, its counts and its documents.
 
     Template: ``catalogue/topic_detail.html``. Context: ``topic``, ``preface``,
-    ``counts`` (RegistryCount per registry), ``documents`` in number order.
+    ``counts`` (RegistryCount per registry), and the list's context.
     """
 
-    model = Topic
-    context_object_name = "topic"
+    template_name = "catalogue/topic_detail.html"
+    hidden_filters = ["topic"]
+
+    def base_queryset(self):
+        self.topic = get_object_or_404(Topic, slug=self.kwargs["slug"])
+        return Document.objects.public().in_topic(self.topic)
 
     def get_context_data(self, **kwargs):
-        public = Document.objects.public()
-        return super().get_context_data(
-            preface=Preface.objects.first(),
-            counts=public.registry_counts(topic=self.object),
-            documents=public.in_topic(self.object).in_number_order(),
-            **kwargs,
+        context = super().get_context_data(**kwargs)
+        preface = Preface.objects.first()
+        if preface:
+            context["references"] |= resolve([preface.text])
+        context.update(
+            topic=self.topic,
+            preface=preface,
+            counts=Document.objects.public().registry_counts(topic=self.topic),
         )
+        return context
 
 
-class UnfiledListView(ListView):
+class UnfiledListView(DocumentListView):
     """Public documents filed against no topic, in number order.
 
-    Template: ``catalogue/unfiled_list.html``. Context: ``documents``, ``counts``.
+    Template: ``catalogue/unfiled_list.html``. Context: ``counts`` and the
+    list's context.
     """
 
     template_name = "catalogue/unfiled_list.html"
-    context_object_name = "documents"
+    hidden_filters = ["topic"]
 
-    def get_queryset(self):
-        return Document.objects.public().unfiled().in_number_order()
+    def base_queryset(self):
+        return Document.objects.public().unfiled()
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(
@@ -65,10 +122,70 @@ class UnfiledListView(ListView):
         )
 
 
-class DocumentDetailView(DetailView):
+class RegistryDetailView(DocumentListView):
+    """Every public document of a registry, in number order.
+
+    Template: ``catalogue/registry_detail.html``. Context: ``registry`` and
+    the list's context.
+    """
+
+    template_name = "catalogue/registry_detail.html"
+    hidden_filters = ["registry"]
+
+    def base_queryset(self):
+        self.registry = get_object_or_404(Registry, prefix=self.kwargs["prefix"])
+        return Document.objects.public().in_registry(self.registry)
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(registry=self.registry, **kwargs)
+
+
+class TagDetailView(DocumentListView):
+    """Public documents with a tag, in number order.
+
+    Template: ``catalogue/tag_detail.html``. Context: ``tag`` and the list's
+    context.
+    """
+
+    template_name = "catalogue/tag_detail.html"
+    hidden_filters = ["tag"]
+
+    def base_queryset(self):
+        self.tag = get_object_or_404(Tag, slug=self.kwargs["slug"])
+        return Document.objects.public().filter(tags=self.tag)
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(tag=self.tag, **kwargs)
+
+
+class RegistryListView(ListView):
+    """Every registry with its count of public documents.
+
+    Template: ``catalogue/registry_list.html``. Context: ``registries``.
+    """
+
+    context_object_name = "registries"
+
+    def get_queryset(self):
+        return Registry.objects.with_public_counts()
+
+
+class PermanentIdentifierMixin:
+    """A record's page at its identifier; other spellings (LIT-0004) redirect."""
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        if self.kwargs["identifier"] != self.object.identifier:
+            return redirect(self.object, permanent=True)
+        return self.render_to_response(self.get_context_data(object=self.object))
+
+
+class DocumentDetailView(PermanentIdentifierMixin, DetailView):
     """A document's own page, at its permanent identifier.
 
-    Template: ``catalogue/document_detail.html``. Context: ``document``.
+    Template: ``catalogue/document_detail.html``. Context: ``document``,
+    ``references`` (for its summary and its successor), ``referenced_by``
+    (public documents and decision records that name it).
     """
 
     context_object_name = "document"
@@ -76,7 +193,7 @@ class DocumentDetailView(DetailView):
     def get_queryset(self):
         return (
             Document.objects.public()
-            .select_related("registry", "topic")
+            .select_related("registry", "topic", "superseded_by__registry")
             .prefetch_related("tags")
         )
 
@@ -87,9 +204,86 @@ class DocumentDetailView(DetailView):
         except (Document.DoesNotExist, OverflowError):
             raise Http404(f"No public document {self.kwargs['identifier']}.") from None
 
-    def get(self, request, *args, **kwargs):
-        self.object = self.get_object()
-        if self.kwargs["identifier"] != self.object.identifier:
-            return redirect(self.object, permanent=True)
-        context = self.get_context_data(object=self.object)
-        return self.render_to_response(context)
+    def get_context_data(self, **kwargs):
+        document = self.object
+        successor = document.superseded_by
+        return super().get_context_data(
+            references=resolve(
+                [document.summary, successor.identifier if successor else ""]
+            ),
+            referenced_by=Document.objects.public()
+            .naming(document.registry.prefix, document.number)
+            .in_number_order(),
+            decisions_referencing=DecisionRecord.objects.public().naming(
+                document.registry.prefix, document.number
+            ),
+            **kwargs,
+        )
+
+
+class DecisionRecordListView(ListView):
+    """The decision records, in number order.
+
+    Template: ``catalogue/decisionrecord_list.html``. Context: ``decisions``.
+    """
+
+    context_object_name = "decisions"
+    paginate_by = ROWS_PER_PAGE
+
+    def get_queryset(self):
+        return DecisionRecord.objects.public().select_related("superseded_by")
+
+
+class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
+    """A decision record's own page, at its identifier (ADR-026).
+
+    Template: ``catalogue/decisionrecord_detail.html``. Context: ``decision``,
+    ``references``, ``referenced_by``, ``decisions_referencing``.
+    """
+
+    context_object_name = "decision"
+
+    def get_object(self, queryset=None):
+        prefix, _, number = self.kwargs["identifier"].partition("-")
+        if prefix != DecisionRecord.PREFIX:
+            raise Http404("Not a decision record.")
+        try:
+            return (
+                DecisionRecord.objects.public()
+                .select_related("superseded_by")
+                .get(number=int(number))
+            )
+        except (DecisionRecord.DoesNotExist, OverflowError):
+            raise Http404(f"No decision record {self.kwargs['identifier']}.") from None
+
+    def get_context_data(self, **kwargs):
+        decision = self.object
+        return super().get_context_data(
+            references=resolve([decision.body]),
+            referenced_by=Document.objects.public()
+            .naming(decision.PREFIX, decision.number)
+            .in_number_order(),
+            decisions_referencing=DecisionRecord.objects.public().naming(
+                decision.PREFIX, decision.number
+            ),
+            **kwargs,
+        )
+
+
+def search_view(request):
+    """One search over documents, decision records and topics.
+
+    An identifier (``LIT-325``, ``lit 325``, ``ADR-59``) goes straight to its
+    record. Template: ``catalogue/search.html``; context from
+    ``search.SearchResults``.
+    """
+    query = request.GET.get("q", "").strip()
+    if len(query) > search.MAX_QUERY_LENGTH:
+        raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
+    record = search.record_named(query)
+    if record is not None:
+        return redirect(record)
+    results = search.SearchResults(query, request.GET)
+    if not results.filter.is_valid():
+        raise BadRequest(results.filter.errors.as_text())
+    return render(request, "catalogue/search.html", results.context(request))

@@ -179,12 +179,13 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # Topics, documents per topic, preface.
     with django_assert_num_queries(3):
         soup_of(client.get(reverse("catalogue:index")))
-    # Topic, preface, counts, rows.
-    with django_assert_num_queries(4):
+    # Topic, row count, rows, preface, counts, registry and tag choices.
+    with django_assert_num_queries(7):
         soup_of(client.get(topic.get_absolute_url()))
-    # Rows, counts.
-    with django_assert_num_queries(2):
+    # Row count, rows, counts, registry and tag choices.
+    with django_assert_num_queries(5):
         soup_of(client.get(reverse("catalogue:unfiled")))
-    # Document with registry and topic, its tags.
-    with django_assert_num_queries(2):
+    # Document with registry and topic, its tags, documents and decision
+    # records that name it.
+    with django_assert_num_queries(4):
         soup_of(client.get(first.get_absolute_url()))

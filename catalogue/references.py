@@ -1,0 +1,168 @@
+"""Cross-references: names of records (LIT-325, ADR-032, LIT-004 v2) in text.
+
+Finding names is pure; turning them into links needs to know which records a
+reader may see, which ``resolve`` looks up in a fixed number of queries for
+any number of texts, so a page of 1,000 summaries costs the same as one.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
+
+NAME_RE = re.compile(
+    r"(?<![\w.:/-])(?P<prefix>[A-Z][A-Z0-9]*)-(?P<number>\d{3,})"
+    r"(?: v(?P<version>[1-9]\d*))?(?![\w-]|\.\d)"
+)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name as written: ``LIT-004 v2`` is prefix LIT, number 4, version 2."""
+
+    prefix: str
+    number: int
+    version: int | None
+    start: int
+    end: int
+
+    @property
+    def key(self):
+        return (self.prefix, self.number)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A public record a name can point at."""
+
+    label: str
+    url: str
+    status: str = ""
+    status_label: str = ""
+    version: int = 1
+    successor: "Target | None" = None
+
+    @property
+    def is_retired(self):
+        return self.status in {"superseded", "withdrawn", "deprecated"}
+
+
+def find_names(text, prefixes=None):
+    """Every name in ``text``, optionally only those with a known prefix."""
+    names = []
+    for match in NAME_RE.finditer(text or ""):
+        if prefixes is not None and match["prefix"] not in prefixes:
+            continue
+        names.append(
+            Name(
+                prefix=match["prefix"],
+                number=int(match["number"]),
+                version=int(match["version"]) if match["version"] else None,
+                start=match.start(),
+                end=match.end(),
+            )
+        )
+    return names
+
+
+def link_names(text, targets):
+    """HTML of ``text`` with every name of a public record linked.
+
+    A name that points at nothing public stays plain text. A retired target
+    says so, with its successor linked; a name of an old version says that a
+    newer one exists.
+    """
+    parts, position = [], 0
+    for name in find_names(text):
+        target = targets.get(name.key)
+        if target is None:
+            continue
+        parts.append(conditional_escape(text[position : name.start]))
+        parts.append(_link(text[name.start : name.end], name, target))
+        position = name.end
+    parts.append(conditional_escape(text[position:]))
+    return mark_safe("".join(parts))  # Every part is escaped above.
+
+
+def _link(written, name, target):
+    notes = []
+    if name.version and name.version < target.version:
+        notes.append(
+            format_html(
+                'a newer version, <a href="{}">v{}</a>, exists',
+                target.url,
+                target.version,
+            )
+        )
+    if target.is_retired:
+        note = target.status_label.lower()
+        if target.successor is not None:
+            notes.append(
+                format_html(
+                    '{} by <a href="{}">{}</a>',
+                    note,
+                    target.successor.url,
+                    target.successor.label,
+                )
+            )
+        else:
+            notes.append(note)
+    link = format_html(
+        '<a class="reference{}" href="{}">{}</a>',
+        " reference-retired" if target.is_retired else "",
+        target.url,
+        written,
+    )
+    if not notes:
+        return link
+    return format_html(
+        '{} <span class="reference-note">({})</span>',
+        link,
+        mark_safe("; ".join(notes)),  # Built with format_html.
+    )
+
+
+def resolve(texts):
+    """Targets for the names in ``texts`` that point at public records.
+
+    At most two queries, however many texts and names.
+    """
+    from catalogue.models import DecisionRecord, Document
+
+    keys = {name.key for text in texts for name in find_names(text)}
+    targets = {}
+    numbers = {number for prefix, number in keys if prefix == DecisionRecord.PREFIX}
+    if numbers:
+        for record in DecisionRecord.objects.public().filter(number__in=numbers):
+            targets[(record.PREFIX, record.number)] = target_for(record)
+    documents = {key for key in keys if key[0] != DecisionRecord.PREFIX}
+    if documents:
+        found = (
+            Document.objects.public()
+            .filter(
+                registry__prefix__in={prefix for prefix, _ in documents},
+                number__in={number for _, number in documents},
+            )
+            .select_related("registry", "superseded_by__registry")
+        )
+        for document in found:
+            key = (document.registry.prefix, document.number)
+            if key in documents:
+                targets[key] = target_for(document)
+    return targets
+
+
+def target_for(record):
+    """A public document or decision record as a link target."""
+    successor = getattr(record, "superseded_by", None)
+    if successor is not None and not getattr(successor, "is_public", True):
+        successor = None
+    return Target(
+        label=record.identifier,
+        url=record.get_absolute_url(),
+        status=record.status,
+        status_label=str(record.get_status_display()),
+        version=getattr(record, "version", 1),
+        successor=target_for(successor) if successor is not None else None,
+    )
