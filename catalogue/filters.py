@@ -45,7 +45,9 @@ class DocumentFilter(django_filters.FilterSet):
     year_to = YearFilter(field_name="year", lookup_expr="lte", label="To year")
     tag = django_filters.ModelMultipleChoiceFilter(
         field_name="tags__slug",
-        queryset=Tag.objects.order_by("name"),
+        queryset=Tag.objects.filter(
+            document__status__in=Document.PUBLIC_STATUSES
+        ).distinct(),
         to_field_name="slug",
         conjoined=True,
         label="Tags",
@@ -62,3 +64,5 @@ class DocumentFilter(django_filters.FilterSet):
             self.filters["status"].extra["choices"] = [
                 (status.value, status.label) for status in Document.PUBLIC_STATUSES
             ]
+        else:
+            self.filters["tag"].queryset = Tag.objects.all()

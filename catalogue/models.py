@@ -68,7 +68,7 @@ class RegistryQuerySet(models.QuerySet):
             public_count=Count(
                 "documents", filter=Q(documents__status__in=Document.PUBLIC_STATUSES)
             )
-        )
+        ).order_by("prefix")
 
 
 class Registry(models.Model):

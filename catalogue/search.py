@@ -13,7 +13,8 @@ from functools import reduce
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.paginator import InvalidPage, Paginator
 from django.db import connection
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Replace
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -25,8 +26,10 @@ MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 50
 CONFIG = "english"
 # Private-use characters mark the highlights, so the text around them can be
-# escaped before they become <mark> elements.
-START, STOP = "\ue000", "\ue001"
+# escaped before they become <mark> elements; angle brackets stand in for
+# themselves while PostgreSQL picks the passage, or it would drop anything
+# that looks like a tag from the text.
+START, STOP, LT, GT = "\ue000", "\ue001", "\ue002", "\ue003"
 
 IDENTIFIER_QUERY_RE = re.compile(
     r"\s*(?P<prefix>[A-Za-z][A-Za-z0-9]*)[\s-]*(?P<number>\d{1,9})(?:\s*v\d{1,9})?\s*"
@@ -102,7 +105,11 @@ class SearchResults:
                 .annotate(
                     rank=SearchRank(F("search_vector"), query),
                     headline=SearchHeadline(
-                        "summary",
+                        Replace(
+                            Replace("summary", Value("<"), Value(LT)),
+                            Value(">"),
+                            Value(GT),
+                        ),
                         query,
                         config=CONFIG,
                         start_sel=START,
@@ -120,7 +127,7 @@ class SearchResults:
 
     def _passage(self, document):
         if hasattr(document, "headline"):
-            text = document.headline
+            text = document.headline.replace(LT, "<").replace(GT, ">")
         else:
             text = mark_terms(document.summary, self._terms()[0])
         return mark_safe(escape(text).replace(START, "<mark>").replace(STOP, "</mark>"))

@@ -151,7 +151,13 @@ class TagDetailView(DocumentListView):
     hidden_filters = ["tag"]
 
     def base_queryset(self):
-        self.tag = get_object_or_404(Tag, slug=self.kwargs["slug"])
+        # A tag only drafts carry has no public page: its name is not public.
+        self.tag = get_object_or_404(
+            Tag.objects.filter(
+                document__status__in=Document.PUBLIC_STATUSES
+            ).distinct(),
+            slug=self.kwargs["slug"],
+        )
         return Document.objects.public().filter(tags=self.tag)
 
     def get_context_data(self, **kwargs):

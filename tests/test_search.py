@@ -1,0 +1,217 @@
+"""One search box: identifiers jump, words match, results rank and highlight."""
+
+import pytest
+from bs4 import BeautifulSoup
+from django.db import connection
+from django.urls import reverse
+
+from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="full-text search with ranking runs on PostgreSQL",
+)
+
+
+def search(client, **params):
+    response = client.get(reverse("catalogue:search"), params)
+    assert response.status_code == 200
+    return BeautifulSoup(response.content, "html.parser")
+
+
+def document_labels(soup):
+    return [a.get_text().split(":")[0] for a in soup.select(".result-title a")]
+
+
+@pytest.mark.parametrize(
+    ("query", "location"),
+    [
+        ("LIT-325", "/LIT-325/"),
+        ("lit-325", "/LIT-325/"),
+        ("lit 325", "/LIT-325/"),
+        ("  LIT-0325 ", "/LIT-325/"),
+        ("LIT-325 v2", "/LIT-325/"),
+        ("ADR-59", "/decisions/ADR-059/"),
+        ("adr 059", "/decisions/ADR-059/"),
+    ],
+)
+def test_typing_an_identifier_goes_straight_to_the_record(client, query, location):
+    DocumentFactory(number=325)
+    DecisionRecordFactory(number=59)
+
+    response = client.get(reverse("catalogue:search"), {"q": query})
+
+    assert response.status_code == 302
+    assert response["Location"] == location
+
+
+def test_an_identifier_of_a_draft_is_searched_as_words(client):
+    DocumentFactory(number=325, draft=True, title="LIT-325 secret")
+
+    soup = search(client, q="LIT-325")
+
+    assert document_labels(soup) == []
+
+
+def test_documents_decision_records_and_topics_are_searched_together(client):
+    TopicFactory(name="Distributed optimization", scope="sharding and checkpointing")
+    DecisionRecordFactory(title="Checkpointing policy", body="We checkpoint hourly.")
+    DocumentFactory(
+        number=4, title="Sublinear memory", summary="Gradient checkpointing."
+    )
+    DocumentFactory(number=5, title="Unrelated", summary="Nothing to see.")
+
+    soup = search(client, q="checkpointing")
+
+    assert [a.get_text() for a in soup.select("#topic-results ~ ul a")] == [
+        "Distributed optimization"
+    ]
+    assert (
+        "Checkpointing policy" in soup.select_one("#decision-results").parent.get_text()
+    )
+    assert document_labels(soup) == ["LIT-004"]
+
+
+def test_each_record_appears_once_whatever_matches_it(client):
+    document = DocumentFactory(
+        title="Checkpointing", authors="Checkpointing Group", summary="Checkpointing."
+    )
+    document.tags.add("checkpointing", "memory")
+
+    soup = search(client, q="checkpointing")
+
+    assert document_labels(soup) == [document.identifier]
+
+
+def test_exclusion_and_alternatives(client):
+    DocumentFactory(number=1, title="DiLoCo", summary="Rare synchronisation.")
+    DocumentFactory(number=2, title="Streaming DiLoCo", summary="Overlapping.")
+    DocumentFactory(number=3, title="ZeRO", summary="Sharded optimizer state.")
+
+    assert document_labels(search(client, q="diloco -streaming")) == ["LIT-001"]
+    assert sorted(document_labels(search(client, q="zero or streaming"))) == [
+        "LIT-002",
+        "LIT-003",
+    ]
+
+
+def test_a_phrase_matches_its_words_in_order(client):
+    DocumentFactory(number=1, title="T", summary="Deep gradient compression works.")
+    DocumentFactory(number=2, title="T", summary="Compression of the gradient.")
+
+    assert document_labels(search(client, q='"gradient compression"')) == ["LIT-001"]
+
+
+def test_matching_passage_is_highlighted_and_escaped(client):
+    DocumentFactory(summary="<script>x()</script> Gradient checkpointing saves memory.")
+
+    soup = search(client, q="checkpointing")
+
+    passage = soup.select_one(".passage")
+    assert [mark.get_text().lower() for mark in passage.find_all("mark")] == [
+        "checkpointing"
+    ]
+    assert passage.find("script") is None
+    assert "<script>x()</script>" in passage.get_text()
+
+
+@postgresql_only
+def test_results_are_ranked_by_relevance(client):
+    DocumentFactory(number=1, title="A survey", summary="Mentions sharding once.")
+    DocumentFactory(
+        number=2, title="Sharding everything", summary="Sharding, sharding, sharding."
+    )
+
+    assert document_labels(search(client, q="sharding")) == ["LIT-002", "LIT-001"]
+
+
+@postgresql_only
+def test_words_match_their_stems(client):
+    DocumentFactory(number=1, summary="The optimizer checkpoints its state.")
+
+    assert document_labels(search(client, q="checkpointing")) == ["LIT-001"]
+
+
+@postgresql_only
+def test_the_search_vector_is_stored_and_indexed(client):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'catalogue_document'"
+        )
+        indexes = [row[0] for row in cursor.fetchall()]
+    DocumentFactory(number=1, title="Sharding")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT search_vector::text FROM catalogue_document")
+        [(vector,)] = cursor.fetchall()
+
+    assert any("USING gin (search_vector)" in index for index in indexes)
+    assert "'shard'" in vector
+    assert document_labels(search(client, q="LIT-001 sharding")) == ["LIT-001"]
+
+
+@pytest.mark.parametrize("trait", ["draft", "in_review"])
+def test_unpublished_documents_are_never_found(client, trait):
+    DocumentFactory(title="Secret sharding plan", **{trait: True})
+
+    assert document_labels(search(client, q="sharding")) == []
+    assert document_labels(search(client, q="secret")) == []
+
+
+def test_filters_narrow_results_and_stay_in_the_url(client):
+    topic = TopicFactory(slug="optimisation")
+    DocumentFactory(number=1, year=2016, topic=topic, summary="Sharding.")
+    DocumentFactory(number=2, year=2023, topic=topic, summary="Sharding.")
+    DocumentFactory(number=3, year=2023, summary="Sharding.")
+
+    soup = search(client, q="sharding", topic="optimisation", year_from="2020")
+
+    assert document_labels(soup) == ["LIT-002"]
+    assert soup.select_one("#document-results").get_text() == "Documents (1)"
+    assert soup.select_one("input[name=year_from]")["value"] == "2020"
+
+
+def test_filters_alone_list_matching_documents(client):
+    DocumentFactory(number=1, year=2016)
+    DocumentFactory(number=2, year=2023)
+
+    assert document_labels(search(client, year_to="2020")) == ["LIT-001"]
+
+
+def test_results_are_paginated(client):
+    for number in range(1, 56):
+        DocumentFactory(number=number, title="Sharding")
+
+    first = search(client, q="sharding")
+    second = search(client, q="sharding", page="2")
+
+    assert len(document_labels(first)) == 50
+    assert len(document_labels(second)) == 5
+    assert first.select_one("a[rel=next]")["href"] == "?q=sharding&page=2"
+
+
+@pytest.mark.parametrize(
+    ("params", "status"),
+    [
+        ({"q": "x", "page": "abc"}, 404),
+        ({"q": "x", "page": "99"}, 404),
+        ({"year_from": "abc"}, 400),
+        ({"year_to": "99999999999"}, 400),
+        ({"status": "draft"}, 400),
+        ({"q": "x" * 201}, 400),
+    ],
+)
+def test_malformed_parameters_are_refused_with_a_client_error(client, params, status):
+    DocumentFactory()
+
+    assert client.get(reverse("catalogue:search"), params).status_code == status
+
+
+def test_an_empty_search_shows_the_form_only(client):
+    DocumentFactory()
+
+    soup = search(client)
+
+    assert soup.select_one("#search-q") is not None
+    assert soup.select_one("#document-results") is None
