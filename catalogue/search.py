@@ -70,9 +70,8 @@ class SearchResults:
         self.filter = DocumentFilter(data, queryset=documents)
 
     def context(self, request):
-        searched = bool(self.query) or any(
-            request.GET.get(name) for name in self.filter.filters
-        )
+        is_filtered = any(request.GET.get(name) for name in self.filter.filters)
+        searched = bool(self.query) or is_filtered
         paginator = Paginator(
             self.filter.qs if searched else Document.objects.none(), RESULTS_PER_PAGE
         )
@@ -86,6 +85,7 @@ class SearchResults:
         return {
             "query": self.query,
             "searched": searched,
+            "is_filtered": is_filtered,
             "filter": self.filter,
             "page_obj": page,
             "paginator": paginator,
