@@ -1,8 +1,9 @@
 from django.http import Http404
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.models import Document, Preface, Topic
+from catalogue.versions import version_comparison
 
 
 class IndexView(TemplateView):
@@ -76,7 +77,7 @@ class DocumentDetailView(DetailView):
     def get_queryset(self):
         return (
             Document.objects.public()
-            .select_related("registry", "topic")
+            .select_related("registry", "topic", "superseded_by__registry")
             .prefetch_related("tags")
         )
 
@@ -92,4 +93,36 @@ class DocumentDetailView(DetailView):
         if self.kwargs["identifier"] != self.object.identifier:
             return redirect(self.object, permanent=True)
         context = self.get_context_data(object=self.object)
+        return self.render_to_response(context)
+
+    def get_context_data(self, **kwargs):
+        # Issue 3: the published versions, listed by catalogue/_versions.html.
+        kwargs.setdefault("versions", self.object.versions.all())
+        return super().get_context_data(**kwargs)
+
+
+class DocumentVersionView(DocumentDetailView):
+    """One published version of a public document, compared with the one before.
+
+    Template: ``catalogue/documentversion_detail.html``. Context: ``document``,
+    ``version``, ``comparison`` (a VersionComparison), ``versions``. Only
+    published versions exist as rows: pending revisions are never shown.
+    """
+
+    template_name = "catalogue/documentversion_detail.html"
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        if self.kwargs["identifier"] != self.object.identifier:
+            return redirect(
+                "catalogue:document-version",
+                identifier=self.object.identifier,
+                number=self.kwargs["number"],
+                permanent=True,
+            )
+        version = get_object_or_404(self.object.versions, number=self.kwargs["number"])
+        version.document = self.object
+        context = self.get_context_data(
+            object=self.object, version=version, comparison=version_comparison(version)
+        )
         return self.render_to_response(context)

@@ -185,6 +185,6 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # Rows, counts.
     with django_assert_num_queries(2):
         soup_of(client.get(reverse("catalogue:unfiled")))
-    # Document with registry and topic, its tags.
-    with django_assert_num_queries(2):
+    # Document with registry and topic, its tags, its versions.
+    with django_assert_num_queries(3):
         soup_of(client.get(first.get_absolute_url()))
