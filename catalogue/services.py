@@ -14,6 +14,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from catalogue.decisions import DecisionImportError, DecisionProblem, parse_folder
 from catalogue.models import (
     DecisionRecord,
     Document,
@@ -615,3 +616,79 @@ def _version_of(document, published_at, note):
         note=note,
         **document.content(),
     )
+
+
+def import_decisions(folder):
+    """Create or update the decision records of a folder of MADR files.
+
+    All or nothing: any problem raises DecisionImportError and nothing is
+    written. A re-import of the same folder changes nothing. Imported records
+    are published (the folder is the team's own record); supersession is set
+    both ways from either file's "Superseded by" or "Supersedes".
+    """
+    records, problems = parse_folder(folder)
+    report = ImportReport()
+    with transaction.atomic():
+        existing = {
+            record.number: record
+            for record in DecisionRecord.objects.select_for_update()
+        }
+        known = set(existing) | {record.number for record in records}
+        successor_of = {}
+        for parsed in records:
+            if parsed.superseded_by is not None:
+                successor_of[parsed.number] = (parsed.superseded_by, parsed)
+            for older in parsed.supersedes:
+                successor_of.setdefault(older, (parsed.number, parsed))
+        for older, (newer, parsed) in successor_of.items():
+            for number in (older, newer):
+                if number not in known:
+                    problems.append(
+                        DecisionProblem(
+                            parsed.path, 0, f"ADR-{number:03d} is not in the record"
+                        )
+                    )
+        now = timezone.now()
+        saved = {}
+        for parsed in records:
+            record = existing.get(parsed.number) or DecisionRecord(
+                number=parsed.number, published_at=now
+            )
+            values = {
+                "title": parsed.title,
+                "status": parsed.status,
+                "decided_on": parsed.decided_on,
+                "body": parsed.body,
+            }
+            changed = {n: v for n, v in values.items() if getattr(record, n) != v}
+            for name, value in changed.items():
+                setattr(record, name, value)
+            try:
+                record.clean_fields(exclude=["superseded_by", "published_by"])
+            except ValidationError as error:
+                problems.extend(
+                    DecisionProblem(parsed.path, 0, f"{name}: {message}")
+                    for name, messages in error.message_dict.items()
+                    for message in messages
+                )
+                continue
+            saved[parsed.number] = (record, not record.pk, bool(changed))
+        if problems:
+            raise DecisionImportError(problems)
+        for record, created, changed in saved.values():
+            if created or changed:
+                record.save()
+        by_number = {**existing, **{n: r for n, (r, _, _) in saved.items()}}
+        moved = set()
+        for older, (newer, _) in successor_of.items():
+            record = by_number[older]
+            if record.superseded_by_id != by_number[newer].pk:
+                record.superseded_by = by_number[newer]
+                record.save()
+                moved.add(older)
+        for number, (_, created, changed) in saved.items():
+            outcome = "created" if created else "updated"
+            if not (created or changed or number in moved):
+                outcome = "unchanged"
+            report.count("Decision records", outcome)
+    return report

@@ -64,3 +64,9 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Test users' passwords need no strength; PBKDF2 would cost seconds."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
