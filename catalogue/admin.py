@@ -468,8 +468,6 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
         services.set_supersedes(
             record=obj, superseded=form.cleaned_data["supersedes"], user=request.user
         )
-        if "_publish" in request.POST:
-            services.publish_decision(record=obj, user=request.user)
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):

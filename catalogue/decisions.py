@@ -75,7 +75,7 @@ def parse_decision(path, text):
             if found:
                 meta[found["key"].lower()] = (found["value"].strip("'\""), index + 1)
         index += 1
-    body, title_line, status_section = [], None, None
+    body, title_line, status_section, status_lines = [], None, None, []
     for number, line in enumerate(lines[index:], start=index + 1):
         if title_line is None:
             title = TITLE_RE.fullmatch(line)
@@ -91,7 +91,7 @@ def parse_decision(path, text):
                 status_section = None
             else:
                 if line.strip():
-                    status_section.append((line.strip(), number))
+                    status_lines.append((line.strip(), number))
                 continue
         if line.strip().lower() == "## status":
             status_section = []
@@ -104,9 +104,9 @@ def parse_decision(path, text):
         body.append(line)
     if title_line is None:
         problems.append(DecisionProblem(path, 1, "no title line (# Title)"))
-    if meta.get("status") is None and status_section:
-        meta["status"] = status_section[0]
-    for text_line, _ in status_section or []:
+    if meta.get("status") is None and status_lines:
+        meta["status"] = status_lines[0]
+    for text_line, _ in status_lines:
         lowered = text_line.lower()
         if lowered.startswith("superseded by"):
             record.superseded_by = _reference(text_line)

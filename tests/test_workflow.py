@@ -252,7 +252,7 @@ def form_data(response):
     """The admin change form's fields as the browser would post them."""
     form = response.context["adminform"].form
     data = {}
-    for name, field in form.fields.items():
+    for name in form.fields:
         value = form[name].value()
         if value is None:
             value = ""
