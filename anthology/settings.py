@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_filters",
     "taggit",
+    "auditlog",
     "catalogue",
 ]
 
@@ -52,6 +53,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Attributes every audited change to the signed-in user (issue 3).
+    "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -106,3 +109,8 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 TAGGIT_CASE_INSENSITIVE = True
+
+# The audit trail (django-auditlog, issue 3): values as typed, never truncated.
+AUDITLOG_STORE_JSON_CHANGES = True
+AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
+AUDITLOG_DISABLE_REMOTE_ADDR = True

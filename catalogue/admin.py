@@ -1,8 +1,19 @@
-from django.contrib import admin
-from django.urls import reverse
+import re
+
+from auditlog.mixins import AuditlogHistoryAdminMixin
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from catalogue import services
+from catalogue.admin_forms import DocumentActionForm, DocumentForm
 from catalogue.models import (
     BrokenReference,
     DecisionRecord,
@@ -10,19 +21,22 @@ from catalogue.models import (
     DocumentVersion,
     Preface,
     Registry,
+    Revision,
     Topic,
 )
+from catalogue.references import resolve
+from catalogue.versions import version_comparison
 
 
 @admin.register(Registry)
-class RegistryAdmin(admin.ModelAdmin):
+class RegistryAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["prefix", "name", "last_number"]
     readonly_fields = ["last_number"]
     search_fields = ["prefix", "name"]
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]
     list_filter = ["flavour"]
@@ -32,11 +46,15 @@ class TopicAdmin(admin.ModelAdmin):
 
 class DocumentVersionInline(admin.TabularInline):
     model = DocumentVersion
-    fields = ["number", "title", "published_at", "published_by", "note"]
+    fields = ["version_link", "title", "published_at", "published_by", "note"]
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = False
+    verbose_name_plural = "published versions"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("published_by")
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -44,47 +62,427 @@ class DocumentVersionInline(admin.TabularInline):
     def has_change_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="Version")
+    def version_link(self, version):
+        url = reverse(
+            "admin:catalogue_document_version",
+            args=[version.document_id, version.number],
+        )
+        return format_html('<a href="{}">v{} — compare</a>', url, version.number)
+
+
+class QueueFilter(admin.SimpleListFilter):
+    """The editors' queues, each with its count (one query)."""
+
+    title = "queue"
+    parameter_name = "queue"
+
+    QUEUES = {
+        "unfiled": ("Unfiled", Q(topic__isnull=True)),
+        "in_review": ("In review", Q(status=Document.Status.IN_REVIEW)),
+        "pending": (
+            "Pending revision",
+            Q(revisions__status=Revision.Status.PENDING),
+        ),
+    }
+
+    def lookups(self, request, model_admin):
+        counts = Document.objects.aggregate(
+            **{
+                key: Count("pk", filter=condition, distinct=True)
+                for key, (_, condition) in self.QUEUES.items()
+            }
+        )
+        return [
+            (key, f"{label} ({counts[key]})") for key, (label, _) in self.QUEUES.items()
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() in self.QUEUES:
+            return queryset.filter(self.QUEUES[self.value()][1]).distinct()
+        return queryset
+
+
+class PublishedFilter(admin.SimpleListFilter):
+    title = "publication"
+    parameter_name = "published"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Published"), ("no", "Draft")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.public()
+        if self.value() == "no":
+            return queryset.drafts()
+        return queryset
+
+
+IDENTIFIER_SEARCH_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*?)[\s-]*0*(\d+)\s*")
+
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "status", "topic", "version", "updated_at"]
-    list_filter = ["status", "registry", "topic"]
+class DocumentAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+    form = DocumentForm
+    action_form = DocumentActionForm
+    change_form_template = "admin/catalogue/document/change_form.html"
+    list_display = [
+        "identifier_label",
+        "title",
+        "status",
+        "topic",
+        "registry",
+        "has_pending_revision",
+        "updated_at",
+    ]
+    list_display_links = ["identifier_label", "title"]
+    list_filter = [QueueFilter, "status", "registry", "topic", "year", "tags"]
     list_select_related = ["registry", "topic"]
-    search_fields = ["title", "authors", "source_identifier", "summary"]
-    readonly_fields = ["version", "created_at", "updated_at"]
-    autocomplete_fields = ["superseded_by"]
-    fieldsets = [
-        (
-            None,
-            {"fields": ["registry", "number", "version", "status", "topic", "tags"]},
-        ),
-        (
-            "Citation",
-            {"fields": ["authors", "year", "source_identifier", "citation_note"]},
-        ),
-        (None, {"fields": ["title", "summary", "superseded_by"]}),
-        ("Record", {"fields": ["created_at", "updated_at"]}),
+    search_fields = ["title", "authors", "source_identifier", "citation_note"]
+    date_hierarchy = "updated_at"
+    ordering = ["registry__prefix", "number"]
+    empty_value_display = "Unfiled"
+    autocomplete_fields = ["topic", "superseded_by"]
+    actions = [
+        "submit_for_review_action",
+        "publish_action",
+        "withdraw_action",
+        "refile_action",
+        "add_tag_action",
     ]
     inlines = [DocumentVersionInline]
 
-    def save_model(self, request, obj, form, change):
-        services.save_document(document=obj, user=request.user)
+    def get_fieldsets(self, request, obj=None):
+        filing = ["registry", "number", "version", "status", "topic", "tags"]
+        fieldsets = [
+            (None, {"fields": filing}),
+            (
+                "Citation",
+                {"fields": ["authors", "year", "source_identifier", "citation_note"]},
+            ),
+            (None, {"fields": ["title", "summary", "note", "base"]}),
+            ("Record", {"fields": ["superseded_by", "created_at", "updated_at"]}),
+        ]
+        if obj is None:
+            fieldsets[-1] = ("Record", {"fields": []})
+            fieldsets[2] = (None, {"fields": ["title", "summary"]})
+        return fieldsets
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = ["version", "status", "created_at", "updated_at"]
+        if obj is not None:
+            fields += ["registry", "number"]
+            if not self.has_publish_permission(request):
+                fields.append("superseded_by")
+        return fields
+
+    def get_queryset(self, request):
+        pending = Revision.objects.filter(
+            document=OuterRef("pk"), status=Revision.Status.PENDING
+        )
+        return super().get_queryset(request).annotate(pending=Exists(pending))
+
+    def view_on_site(self, obj):
+        return obj.get_absolute_url() if obj.is_public else None
+
+    def get_search_results(self, request, queryset, search_term):
+        """Also find a document by identifier: ``LIT-004``, ``lit 4``, ``LIT4``."""
+        results, may_have_duplicates = super().get_search_results(
+            request, queryset, search_term
+        )
+        match = IDENTIFIER_SEARCH_RE.fullmatch(search_term)
+        if match:
+            results |= queryset.filter(
+                registry__prefix__iexact=match[1], number=int(match[2])
+            )
+        return results, may_have_duplicates
+
+    def has_publish_permission(self, request, obj=None):
+        return request.user.has_perm("catalogue.publish_document")
 
     def has_delete_permission(self, request, obj=None):
         # Documents are retired by withdrawing them, so their numbers stay taken.
         return False
 
+    @admin.display(description="Document", ordering="number")
+    def identifier_label(self, document):
+        return document.label
+
+    @admin.display(description="Pending revision", boolean=True)
+    def has_pending_revision(self, document):
+        return document.pending
+
+    # Saving: public documents keep their text; edits wait as a revision.
+
+    def save_model(self, request, obj, form, change):
+        cleaned = form.cleaned_data
+        if not change:
+            services.save_document(
+                document=obj, user=request.user, tags=cleaned.get("tags") or []
+            )
+        else:
+            changes = {
+                name: cleaned[name]
+                for name in services.EDITABLE_FIELDS
+                if name in cleaned
+            }
+            services.edit_document(
+                document=obj, user=request.user, changes=changes, note=cleaned["note"]
+            )
+            successor = cleaned.get("superseded_by")
+            if "superseded_by" in form.changed_data and successor is not None:
+                services.supersede(document=obj, successor=successor, user=request.user)
+        self._workflow_step(request, obj, note=cleaned.get("note", ""))
+        obj.refresh_from_db()
+
+    def _workflow_step(self, request, document, note):
+        """The buttons beside Save; each verb checks the user's rights itself."""
+        if "_submit_for_review" in request.POST:
+            services.submit_for_review(document=document, user=request.user)
+        elif "_publish" in request.POST:
+            services.publish(document=document, user=request.user, note=note)
+        elif "_withdraw" in request.POST:
+            services.withdraw(document=document, user=request.user, note=note)
+        elif "_discard_revision" in request.POST:
+            services.discard_revision(document=document, user=request.user)
+
+    def save_related(self, request, form, formsets, change):
+        # Tags are saved by the services (into the pending revision when the
+        # document is public), never straight from the form.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ValidationError as error:
+            # A workflow step refused (for example: publishing what is not
+            # pending). The admin's transaction rolled everything back.
+            self.message_user(request, " ".join(error.messages), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def render_change_form(self, request, context, add=False, change=False, **kw):
+        obj = context.get("original")
+        if obj is not None:
+            context["pending_revision"] = obj.pending_revision()
+            context["can_publish"] = self.has_publish_permission(request)
+        return super().render_change_form(request, context, add, change, **kw)
+
+    # Bulk actions: all or nothing, each row checked by the service.
+
+    def _bulk(self, request, queryset, verb, done):
+        problems = []
+        with transaction.atomic():
+            for document in queryset.select_related("registry").order_by("number"):
+                try:
+                    verb(document)
+                except ValidationError as error:
+                    problems.append(
+                        f"{document.identifier}: {' '.join(error.messages)}"
+                    )
+            if problems:
+                transaction.set_rollback(True)
+        if problems:
+            self.message_user(
+                request,
+                "Nothing was changed. " + " ".join(problems),
+                messages.ERROR,
+            )
+        else:
+            self.message_user(request, f"{done}: {queryset.count()} document(s).")
+
+    @admin.action(description="Submit for review", permissions=["change"])
+    def submit_for_review_action(self, request, queryset):
+        self._bulk(
+            request,
+            queryset,
+            lambda d: services.submit_for_review(document=d, user=request.user),
+            "Submitted for review",
+        )
+
+    @admin.action(description="Publish", permissions=["publish"])
+    def publish_action(self, request, queryset):
+        self._bulk(
+            request,
+            queryset,
+            lambda d: services.publish(document=d, user=request.user),
+            "Published",
+        )
+
+    @admin.action(description="Withdraw", permissions=["publish"])
+    def withdraw_action(self, request, queryset):
+        self._bulk(
+            request,
+            queryset,
+            lambda d: services.withdraw(document=d, user=request.user),
+            "Withdrawn",
+        )
+
+    @admin.action(description="Refile to the chosen topic", permissions=["change"])
+    def refile_action(self, request, queryset):
+        topic = Topic.objects.filter(pk=request.POST.get("topic") or None).first()
+        if topic is None:
+            self.message_user(
+                request,
+                "Choose a topic to refile to; nothing was changed.",
+                messages.ERROR,
+            )
+            return
+        self._bulk(
+            request,
+            queryset,
+            lambda d: services.edit_document(
+                document=d, user=request.user, changes={"topic": topic}
+            ),
+            f"Refiled to {topic.name}",
+        )
+
+    @admin.action(description="Add the tag", permissions=["change"])
+    def add_tag_action(self, request, queryset):
+        tag = (request.POST.get("tag") or "").strip()
+        if not tag:
+            self.message_user(
+                request, "Type a tag to add; nothing was changed.", messages.ERROR
+            )
+            return
+
+        def add_tag(document):
+            tags = services.editable_state(document)["tags"]
+            if tag.lower() not in {name.lower() for name in tags}:
+                services.edit_document(
+                    document=document, user=request.user, changes={"tags": [*tags, tag]}
+                )
+
+        self._bulk(request, queryset, add_tag, f"Tagged “{tag}”")
+
+    # Versions, comparison, revert, preview.
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path(
+                "<path:object_id>/preview/",
+                view(self.preview_view),
+                name="catalogue_document_preview",
+            ),
+            path(
+                "<path:object_id>/versions/<int:number>/",
+                view(self.version_view),
+                name="catalogue_document_version",
+            ),
+            *super().get_urls(),
+        ]
+
+    def preview_view(self, request, object_id):
+        """The public page as it will read once the pending revision is published."""
+        document = self.get_object(request, object_id)
+        if document is None or not self.has_view_permission(request, document):
+            raise PermissionDenied
+        revision = document.pending_revision()
+        if revision is not None:
+            revision.applied_to(document)
+        return TemplateResponse(
+            request,
+            "catalogue/document_detail.html",
+            {
+                "document": document,
+                "versions": document.versions.all(),
+                "references": resolve([document.summary]),
+                "preview_of": revision or document,
+                "is_preview": True,
+            },
+        )
+
+    def version_view(self, request, object_id, number):
+        """One published version, compared word by word with the one before.
+
+        POST reverts to it: a new pending revision, history untouched.
+        """
+        document = self.get_object(request, object_id)
+        if document is None or not self.has_view_permission(request, document):
+            raise PermissionDenied
+        version = get_object_or_404(document.versions, number=number)
+        if request.method == "POST":
+            if not self.has_change_permission(request, document):
+                raise PermissionDenied
+            services.revert(document=document, version=version, user=request.user)
+            self.message_user(
+                request,
+                f"v{number} is now the pending revision; a publisher publishes it "
+                "as a new version.",
+            )
+            return HttpResponseRedirect(
+                reverse("admin:catalogue_document_change", args=[document.pk])
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": document,
+            "title": f"{document.identifier} v{number}",
+            "comparison": version_comparison(version),
+            "version": version,
+            "can_revert": self.has_change_permission(request, document),
+        }
+        return TemplateResponse(
+            request, "admin/catalogue/document/version.html", context
+        )
+
+
+class DecisionRecordForm(forms.ModelForm):
+    supersedes = forms.ModelMultipleChoiceField(
+        queryset=DecisionRecord.objects.all(),
+        required=False,
+        help_text="Records this one supersedes: they say “superseded by” it.",
+        widget=forms.SelectMultiple,
+    )
+
+    class Meta:
+        model = DecisionRecord
+        fields = ["number", "title", "status", "decided_on", "body", "superseded_by"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["supersedes"].queryset = DecisionRecord.objects.exclude(
+                pk=self.instance.pk
+            )
+            self.initial["supersedes"] = list(self.instance.supersedes.all())
+
 
 @admin.register(DecisionRecord)
-class DecisionRecordAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "status", "decided_on"]
-    list_filter = ["status"]
+class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+    form = DecisionRecordForm
+    list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
+    list_filter = ["status", PublishedFilter]
     search_fields = ["title", "body"]
     autocomplete_fields = ["superseded_by"]
+    readonly_fields = ["published_at", "published_by"]
+    actions = ["publish_action"]
+
+    def has_publish_permission(self, request, obj=None):
+        return request.user.has_perm("catalogue.publish_decisionrecord")
+
+    @admin.display(description="Published", boolean=True)
+    def is_published(self, record):
+        return record.is_public
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        services.record_references(decisions=[obj])
+        services.set_supersedes(
+            record=obj, superseded=form.cleaned_data["supersedes"], user=request.user
+        )
+
+    @admin.action(description="Publish", permissions=["publish"])
+    def publish_action(self, request, queryset):
+        with transaction.atomic():
+            for record in queryset:
+                services.publish_decision(record=record, user=request.user)
+        self.message_user(request, f"Published {queryset.count()} decision record(s).")
 
 
 @admin.register(Preface)
-class PrefaceAdmin(admin.ModelAdmin):
+class PrefaceAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["heading", "updated_at"]
 
     def has_add_permission(self, request):

@@ -1,5 +1,6 @@
 from typing import NamedTuple
 
+from auditlog.registry import auditlog
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
@@ -39,6 +40,12 @@ class DocumentStatus(models.TextChoices):
     ACTIVE = "active", _("Active")
     SUPERSEDED = "superseded", _("Superseded")
     WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+class RevisionStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    PUBLISHED = "published", _("Published")
+    DISCARDED = "discarded", _("Discarded")
 
 
 class DecisionStatus(models.TextChoices):
@@ -128,7 +135,7 @@ class Topic(models.Model):
     position = models.PositiveIntegerField(
         unique=True, help_text=_("Editorial order on the full index.")
     )
-    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
     search_vector = SearchVectorField(null=True, editable=False)
 
     class Meta:
@@ -171,6 +178,14 @@ class DocumentQuerySet(models.QuerySet):
             references__prefix=prefix, references__number=number
         ).distinct()
 
+    def unpublished(self):
+        """Documents never published: drafts and those in review (issue 3)."""
+        return self.filter(status__in=Document.UNPUBLISHED_STATUSES)
+
+    def with_pending_revision(self):
+        """Public documents with an edit waiting for a publisher (issue 3)."""
+        return self.filter(revisions__status=RevisionStatus.PENDING)
+
     def registry_counts(self, *, topic):
         """Per registry: how many of these documents ``topic`` holds, of all.
 
@@ -198,7 +213,7 @@ class DocumentQuerySet(models.QuerySet):
 class DocumentManager(models.Manager.from_queryset(DocumentQuerySet)):
     def get_queryset(self):
         # The search vector is the database's to read and write (migration
-        # 0002); loading it would double the bytes of every list.
+        # 0004); loading it would double the bytes of every list.
         return super().get_queryset().defer("search_vector")
 
 
@@ -306,6 +321,7 @@ class Document(CitedText):
     Status = DocumentStatus
 
     PUBLIC_STATUSES = [Status.ACTIVE, Status.SUPERSEDED, Status.WITHDRAWN]
+    UNPUBLISHED_STATUSES = [Status.DRAFT, Status.IN_REVIEW]
 
     registry = models.ForeignKey(
         Registry, on_delete=models.PROTECT, related_name="documents"
@@ -341,7 +357,7 @@ class Document(CitedText):
     tags = TaggableManager(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
     search_vector = SearchVectorField(null=True, editable=False)
 
     objects = DocumentManager()
@@ -366,6 +382,9 @@ class Document(CitedText):
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),
             models.Index(fields=["status"], name="document_status"),
+        ]
+        permissions = [
+            ("publish_document", "Can publish, supersede and withdraw documents"),
         ]
 
     def __str__(self):
@@ -400,6 +419,92 @@ class Document(CitedText):
     def reference_text(self):
         """The text whose record names count as references."""
         return f"{self.title}\n{self.summary}"
+
+    def pending_revision(self):
+        """The edit held for a publisher, or None (issue 3)."""
+        return self.revisions.filter(status=RevisionStatus.PENDING).first()
+
+
+class Revision(CitedText):
+    """An edit to a public document, held until a publisher publishes it.
+
+    The Document row is what readers see, so an edit to a public document is
+    kept here instead (issue 3); there is at most one pending per document.
+    """
+
+    Status = RevisionStatus
+
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="revisions"
+    )
+    topic = models.ForeignKey(
+        Topic,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("Leave empty to list the document as unfiled."),
+    )
+    tag_names = models.JSONField(
+        default=list, blank=True, help_text=_("The tags the document will have.")
+    )
+    status = models.CharField(max_length=20, choices=Status, default=Status.PENDING)
+    note = models.CharField(
+        max_length=500, blank=True, help_text=_("What changed and why.")
+    )
+    based_on_version = models.PositiveIntegerField(
+        help_text=_("The published version this edit started from.")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    FILING_FIELDS = ["topic", "tag_names"]
+
+    class Meta:
+        ordering = ["document", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document"],
+                condition=Q(status=RevisionStatus.PENDING),
+                name="one_pending_revision_per_document",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=RevisionStatus.values),
+                name="revision_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.document.identifier}: {self.get_status_display()} revision"
+
+    def applied_to(self, document):
+        """``document`` as it would read with this revision published (unsaved)."""
+        for name in self.CONTENT_FIELDS:
+            setattr(document, name, getattr(self, name))
+        document.topic = self.topic
+        return document
 
 
 class DocumentVersion(CitedText):
@@ -439,8 +544,11 @@ class DocumentVersion(CitedText):
 
 class DecisionRecordQuerySet(models.QuerySet):
     def public(self):
-        """Decision records a reader may see: every status is public."""
-        return self.all()
+        """Decision records a reader may see: the published ones (issue 3)."""
+        return self.filter(published_at__isnull=False)
+
+    def drafts(self):
+        return self.filter(published_at__isnull=True)
 
     def naming(self, prefix, number):
         """Decision records whose text names the record ``prefix``-``number``."""
@@ -470,15 +578,32 @@ class DecisionRecord(models.Model):
         blank=True,
         related_name="supersedes",
     )
+    published_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("Empty while the record is a draft, which readers never see."),
+    )
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Kept by a PostgreSQL trigger (migration 0002); unused on SQLite.
+    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
     search_vector = SearchVectorField(null=True, editable=False)
 
     objects = DecisionRecordQuerySet.as_manager()
 
     class Meta:
         ordering = ["number"]
+        permissions = [
+            ("publish_decisionrecord", "Can publish decision records"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(number__gte=1), name="decision_record_number_positive"
@@ -492,6 +617,12 @@ class DecisionRecord(models.Model):
     def __str__(self):
         return f"{self.identifier}: {self.title}"
 
+    def save(self, *args, **kwargs):
+        # A record with a successor is superseded, whoever set the successor.
+        if self.superseded_by_id is not None:
+            self.status = self.Status.SUPERSEDED
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self):
         return reverse(
             "catalogue:decision-detail", kwargs={"identifier": self.identifier}
@@ -500,6 +631,10 @@ class DecisionRecord(models.Model):
     @property
     def identifier(self):
         return format_identifier(self.PREFIX, self.number)
+
+    @property
+    def is_public(self):
+        return self.published_at is not None
 
     @property
     def label(self):
@@ -598,3 +733,15 @@ class Preface(models.Model):
 
     def __str__(self):
         return self.heading
+
+
+# Every change to the record is attributable (issue 3): django-auditlog keeps
+# who, when and each field's old and new value. Tags are a taggit manager, not
+# a plain many-to-many, so they are named here; taggit sends m2m_changed.
+auditlog.register(Registry, exclude_fields=["last_number"])
+auditlog.register(Topic)
+auditlog.register(Document, m2m_fields={"tags"}, exclude_fields=["updated_at"])
+auditlog.register(Revision, exclude_fields=["updated_at"])
+auditlog.register(DocumentVersion)
+auditlog.register(DecisionRecord, exclude_fields=["updated_at"])
+auditlog.register(Preface, exclude_fields=["updated_at"])

@@ -2,7 +2,7 @@
 
 On PostgreSQL: full-text search in web-search syntax (``"exact phrase"``,
 ``-word``, ``or``), ranked, over search vectors the database keeps in indexed
-columns (migration 0002), with the matching passage highlighted. On SQLite:
+columns (migration 0004), with the matching passage highlighted. On SQLite:
 the same page, matching words and phrases as substrings, in number order.
 """
 

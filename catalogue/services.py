@@ -4,14 +4,17 @@ The admin and the importers call these; nothing important happens in a signal.
 """
 
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from auditlog.context import set_actor
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from catalogue.decisions import DecisionImportError, DecisionProblem, parse_folder
 from catalogue.models import (
     DecisionRecord,
     Document,
@@ -19,6 +22,7 @@ from catalogue.models import (
     Preface,
     Reference,
     Registry,
+    Revision,
     Topic,
     format_identifier,
 )
@@ -102,29 +106,308 @@ def record_references(*, documents=(), decisions=()):
         Reference.objects.bulk_create(rows)
 
 
-def save_document(*, document, user=None, note=""):
-    """Save a document from the admin, keeping numbers and versions right.
+# What an editor edits on a document (issue 3): the content, then the filing.
+EDITABLE_FIELDS = [*Document.CONTENT_FIELDS, "topic", "tags"]
+CONTENT_CHANGING = set(Document.CONTENT_FIELDS)
+
+
+def _require(user, permission, doing):
+    """Refuse with PermissionDenied unless ``user`` holds ``permission``."""
+    if user is None or not user.has_perm(permission):
+        raise PermissionDenied(f"{user or 'Nobody'} may not {doing}.")
+
+
+def _audited(user):
+    """Attribute the audit trail's entries to ``user`` (the admin's middleware
+    does it for requests; services called from elsewhere name the user)."""
+    return set_actor(user) if user is not None else nullcontext()
+
+
+def editable_state(document):
+    """The values an editor sees and edits: the pending revision's if there is
+    one, else the document's. Tags as sorted names, the topic as its id."""
+    revision = document.pending_revision() if document.pk else None
+    if revision is not None:
+        state = {name: getattr(revision, name) for name in Document.CONTENT_FIELDS}
+        state["topic"] = revision.topic_id
+        state["tags"] = sorted(revision.tag_names)
+        return state
+    state = {name: getattr(document, name) for name in Document.CONTENT_FIELDS}
+    state["topic"] = document.topic_id
+    state["tags"] = sorted(document.tags.names()) if document.pk else []
+    return state
+
+
+def published_state(document):
+    """The values readers see now, in the shape of editable_state()."""
+    state = {name: getattr(document, name) for name in Document.CONTENT_FIELDS}
+    state["topic"] = document.topic_id
+    state["tags"] = sorted(document.tags.names())
+    return state
+
+
+def save_document(*, document, user=None, tags=None):
+    """Create or save a document that is not public, in place.
 
     A new document without a number takes its registry's next one. A public
-    document whose title, citation or summary differs from its latest version
-    is published as the next version, with a version row of its own.
+    document is never saved this way: its edits go to ``edit_document``, which
+    holds them as a pending revision.
     """
-    with transaction.atomic():
+    with transaction.atomic(), _audited(user):
+        if document.pk and (Document.objects.public().filter(pk=document.pk).exists()):
+            raise ValidationError(
+                f"{document.identifier} is public: an edit is held as a pending "
+                "revision until a publisher publishes it.",
+                code="public_document",
+            )
+        if document.is_public and not document.pk:
+            raise ValidationError(
+                "A new document starts as a draft; a publisher publishes it.",
+                code="new_document_public",
+            )
         if not document.number:
             document.number = allocate_number(registry=document.registry)
         else:
             record_number(registry=document.registry, number=document.number)
-        latest = document.versions.first() if document.pk else None
-        publishes = document.is_public and (
-            latest is None or latest.content() != document.content()
-        )
-        if publishes and latest is not None:
-            document.version = latest.number + 1
         document.save()
-        if publishes:
-            record_version(document=document, user=user, note=note)
+        if tags is not None:
+            document.tags.set(tags, clear=False)
         record_references(documents=[document])
     return document
+
+
+def edit_document(*, document, user, changes, note=""):
+    """Apply an editor's ``changes`` ({field: value}, fields of EDITABLE_FIELDS).
+
+    A document readers can see keeps its published text: the changes go into
+    its pending revision (made from the published text if there is none), for
+    a publisher to publish. An unpublished document is edited in place.
+    Returns the pending revision, or None for an in-place edit.
+    """
+    _require(user, "catalogue.change_document", "edit documents")
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
+    with transaction.atomic(), _audited(user):
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        if not document.is_public:
+            for name, value in changes.items():
+                if name not in {"tags", "topic"}:
+                    setattr(document, name, value)
+            if "topic" in changes:
+                document.topic_id = _pk(changes["topic"])
+            document.full_clean(exclude=["tags"])
+            document.save()
+            if "tags" in changes:
+                document.tags.set(list(changes["tags"]), clear=False)
+            return None
+        revision = document.pending_revision()
+        if revision is None:
+            revision = Revision(
+                document=document,
+                based_on_version=document.version,
+                created_by=user,
+                **document.content(),
+                topic_id=document.topic_id,
+                tag_names=sorted(document.tags.names()),
+            )
+        for name, value in changes.items():
+            if name == "topic":
+                revision.topic_id = _pk(value)
+            elif name == "tags":
+                revision.tag_names = sorted(value)
+            else:
+                setattr(revision, name, value)
+        if note:
+            revision.note = note
+        revision.updated_by = user
+        revision.full_clean(exclude=["document"])
+        if _revision_state(revision) == published_state(document):
+            # The edit takes the document back to what readers see: nothing waits.
+            if revision.pk:
+                revision.status = Revision.Status.DISCARDED
+                revision.save()
+            return None
+        revision.save()
+        return revision
+
+
+def _pk(value):
+    return getattr(value, "pk", value)
+
+
+def _revision_state(revision):
+    state = {name: getattr(revision, name) for name in Document.CONTENT_FIELDS}
+    state["topic"] = revision.topic_id
+    state["tags"] = sorted(revision.tag_names)
+    return state
+
+
+def submit_for_review(*, document, user):
+    """A draft goes to review; an editor's verb."""
+    _require(user, "catalogue.change_document", "submit documents for review")
+    with transaction.atomic(), _audited(user):
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        if document.status != Document.Status.DRAFT:
+            raise ValidationError(
+                f"{document.identifier} is {document.get_status_display().lower()}, "
+                "not a draft.",
+                code="not_a_draft",
+            )
+        document.status = Document.Status.IN_REVIEW
+        document.save(update_fields=["status", "updated_at"])
+    return document
+
+
+def publish(*, document, user, note=""):
+    """Make a document, or its pending revision, what readers see.
+
+    A first publication makes a draft or a document in review active, as v1.
+    A pending revision is copied into the document: a change to the title,
+    citation or summary raises the version and snapshots it with who, when and
+    the change note; a change to filing alone (topic, tags) raises nothing.
+    Returns the new DocumentVersion, or None when no version was raised.
+    """
+    _require(user, "catalogue.publish_document", "publish documents")
+    with transaction.atomic(), _audited(user):
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        now = timezone.now()
+        if not document.is_public:
+            document.full_clean(exclude=["tags"])
+            document.status = Document.Status.ACTIVE
+            if document.versions.exists():
+                document.version = document.versions.first().number + 1
+            document.save()
+            record_references(documents=[document])
+            return record_version(
+                document=document, user=user, note=note, published_at=now
+            )
+        revision = document.pending_revision()
+        if revision is None:
+            raise ValidationError(
+                f"{document.identifier} has no pending revision to publish.",
+                code="nothing_to_publish",
+            )
+        raises = revision.content() != document.content()
+        revision.applied_to(document)
+        if raises:
+            document.version += 1
+        document.save()
+        record_references(documents=[document])
+        document.tags.set(revision.tag_names, clear=False)
+        revision.status = Revision.Status.PUBLISHED
+        revision.published_at, revision.published_by = now, user
+        if note:
+            revision.note = note
+        revision.save()
+        if not raises:
+            return None
+        return record_version(
+            document=document, user=user, note=revision.note, published_at=now
+        )
+
+
+def discard_revision(*, document, user):
+    """Drop a document's pending revision; readers never saw it."""
+    _require(user, "catalogue.change_document", "discard revisions")
+    with transaction.atomic(), _audited(user):
+        revision = document.pending_revision()
+        if revision is not None:
+            revision.status = Revision.Status.DISCARDED
+            revision.updated_by = user
+            revision.save()
+    return revision
+
+
+def withdraw(*, document, user, note=""):
+    """Retire a public document: it stays listed, marked withdrawn."""
+    _require(user, "catalogue.publish_document", "withdraw documents")
+    with transaction.atomic(), _audited(user):
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        if document.status not in {Document.Status.ACTIVE, Document.Status.SUPERSEDED}:
+            raise ValidationError(
+                f"{document.identifier} is {document.get_status_display().lower()}: "
+                "only an active or superseded document can be withdrawn.",
+                code="not_withdrawable",
+            )
+        document.status = Document.Status.WITHDRAWN
+        document.save(update_fields=["status", "updated_at"])
+    return document
+
+
+def supersede(*, document, successor, user):
+    """Mark a public document superseded by another public one."""
+    _require(user, "catalogue.publish_document", "supersede documents")
+    with transaction.atomic(), _audited(user):
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        if successor is None or successor.pk == document.pk:
+            raise ValidationError(
+                f"{document.identifier} needs another document as its successor.",
+                code="successor_missing",
+            )
+        if not document.is_public or not successor.is_public:
+            raise ValidationError(
+                "Only a public document can supersede or be superseded "
+                f"({document.identifier} is {document.get_status_display().lower()}, "
+                f"{successor.identifier} is {successor.get_status_display().lower()}).",
+                code="not_public",
+            )
+        document.status = Document.Status.SUPERSEDED
+        document.superseded_by = successor
+        document.save(update_fields=["status", "superseded_by", "updated_at"])
+    return document
+
+
+def revert(*, document, version, user, note=""):
+    """Propose a published version's text again, as a new pending revision.
+
+    History is never rewritten: a publisher publishes the revert as a new version.
+    """
+    changes = version.content()
+    return edit_document(
+        document=document,
+        user=user,
+        changes=changes,
+        note=note or f"Reverted to v{version.number}.",
+    )
+
+
+def publish_decision(*, record, user):
+    """Make a decision record public; only a publisher may."""
+    _require(user, "catalogue.publish_decisionrecord", "publish decision records")
+    with transaction.atomic(), _audited(user):
+        record = DecisionRecord.objects.select_for_update().get(pk=record.pk)
+        if record.published_at is None:
+            record.published_at, record.published_by = timezone.now(), user
+            record.save(update_fields=["published_at", "published_by", "updated_at"])
+    return record
+
+
+def set_supersedes(*, record, superseded, user):
+    """Make ``record`` the successor of exactly the records in ``superseded``.
+
+    Supersession is kept on the older record (``superseded_by``), so marking
+    ADR-061 as superseding ADR-026 shows "superseded by ADR-061" on ADR-026
+    without a second edit. Records no longer listed go back to accepted.
+    """
+    _require(user, "catalogue.change_decisionrecord", "edit decision records")
+    superseded = {other.pk for other in superseded}
+    if record.pk in superseded:
+        raise ValidationError(
+            f"{record.identifier} cannot supersede itself.", code="supersedes_self"
+        )
+    with transaction.atomic(), _audited(user):
+        for other in DecisionRecord.objects.select_for_update().filter(
+            Q(superseded_by=record) | Q(pk__in=superseded)
+        ):
+            if other.pk in superseded and other.superseded_by_id != record.pk:
+                other.superseded_by = record
+                other.status = DecisionRecord.Status.SUPERSEDED
+                other.save()
+            elif other.pk not in superseded:
+                other.superseded_by = None
+                other.status = DecisionRecord.Status.ACCEPTED
+                other.save()
 
 
 @dataclass
@@ -369,3 +652,82 @@ def _version_of(document, published_at, note):
         note=note,
         **document.content(),
     )
+
+
+def import_decisions(folder):
+    """Create or update the decision records of a folder of MADR files.
+
+    All or nothing: any problem raises DecisionImportError and nothing is
+    written. A re-import of the same folder changes nothing. Imported records
+    are published (the folder is the team's own record); supersession is set
+    both ways from either file's "Superseded by" or "Supersedes".
+    """
+    records, problems = parse_folder(folder)
+    report = ImportReport()
+    with transaction.atomic():
+        existing = {
+            record.number: record
+            for record in DecisionRecord.objects.select_for_update()
+        }
+        known = set(existing) | {record.number for record in records}
+        successor_of = {}
+        for parsed in records:
+            if parsed.superseded_by is not None:
+                successor_of[parsed.number] = (parsed.superseded_by, parsed)
+            for older in parsed.supersedes:
+                successor_of.setdefault(older, (parsed.number, parsed))
+        for older, (newer, parsed) in successor_of.items():
+            for number in (older, newer):
+                if number not in known:
+                    problems.append(
+                        DecisionProblem(
+                            parsed.path, 0, f"ADR-{number:03d} is not in the record"
+                        )
+                    )
+        now = timezone.now()
+        saved = {}
+        for parsed in records:
+            record = existing.get(parsed.number) or DecisionRecord(
+                number=parsed.number, published_at=now
+            )
+            values = {
+                "title": parsed.title,
+                "status": parsed.status,
+                "decided_on": parsed.decided_on,
+                "body": parsed.body,
+            }
+            changed = {n: v for n, v in values.items() if getattr(record, n) != v}
+            for name, value in changed.items():
+                setattr(record, name, value)
+            try:
+                record.clean_fields(exclude=["superseded_by", "published_by"])
+            except ValidationError as error:
+                problems.extend(
+                    DecisionProblem(parsed.path, 0, f"{name}: {message}")
+                    for name, messages in error.message_dict.items()
+                    for message in messages
+                )
+                continue
+            saved[parsed.number] = (record, not record.pk, bool(changed))
+        if problems:
+            raise DecisionImportError(problems)
+        written = [
+            record for record, created, changed in saved.values() if created or changed
+        ]
+        for record in written:
+            record.save()
+        record_references(decisions=written)
+        by_number = {**existing, **{n: r for n, (r, _, _) in saved.items()}}
+        moved = set()
+        for older, (newer, _) in successor_of.items():
+            record = by_number[older]
+            if record.superseded_by_id != by_number[newer].pk:
+                record.superseded_by = by_number[newer]
+                record.save()
+                moved.add(older)
+        for number, (_, created, changed) in saved.items():
+            outcome = "created" if created else "updated"
+            if not (created or changed or number in moved):
+                outcome = "unchanged"
+            report.count("Decision records", outcome)
+    return report

@@ -47,4 +47,9 @@ urlpatterns = [
         views.DocumentDetailView.as_view(),
         name="document-detail",
     ),
+    path(
+        "<identifier:identifier>/v<int:number>/",
+        views.DocumentVersionView.as_view(),
+        name="document-version",
+    ),
 ]

@@ -8,6 +8,7 @@ from catalogue import search
 from catalogue.filters import DocumentFilter
 from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
 from catalogue.references import resolve
+from catalogue.versions import version_comparison
 
 # A topic page shows all its rows on one page, as the record always has;
 # longer lists are paginated.
@@ -223,8 +224,37 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             decisions_referencing=DecisionRecord.objects.public().naming(
                 document.registry.prefix, document.number
             ),
+            # The published versions, listed by catalogue/_versions.html.
+            versions=document.versions.all(),
             **kwargs,
         )
+
+
+class DocumentVersionView(DocumentDetailView):
+    """One published version of a public document, compared with the one before.
+
+    Template: ``catalogue/documentversion_detail.html``. Context: ``document``,
+    ``version``, ``comparison`` (a VersionComparison), ``versions``. Only
+    published versions exist as rows: pending revisions are never shown.
+    """
+
+    template_name = "catalogue/documentversion_detail.html"
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        if self.kwargs["identifier"] != self.object.identifier:
+            return redirect(
+                "catalogue:document-version",
+                identifier=self.object.identifier,
+                number=self.kwargs["number"],
+                permanent=True,
+            )
+        version = get_object_or_404(self.object.versions, number=self.kwargs["number"])
+        version.document = self.object
+        context = self.get_context_data(
+            object=self.object, version=version, comparison=version_comparison(version)
+        )
+        return self.render_to_response(context)
 
 
 class DecisionRecordListView(ListView):

@@ -1,3 +1,4 @@
+import importlib
 import io
 import os
 from pathlib import Path
@@ -64,3 +65,27 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Test users' passwords need no strength; PBKDF2 would cost seconds."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def editorial_groups(transactional_db):
+    """The Editor and Publisher groups, made again by their own migration's code:
+    a transactional test's flush empties every table, data migrations' too."""
+    from django.contrib.auth.models import Group
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    if Group.objects.filter(name__in=["Editor", "Publisher"]).count() < 2:
+        migration = importlib.import_module(
+            "catalogue.migrations.0003_editorial_groups"
+        )
+        state = MigrationExecutor(connection).loader.project_state(
+            ("catalogue", "0003_editorial_groups")
+        )
+        migration.create_groups(state.apps, None)

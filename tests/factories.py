@@ -1,9 +1,13 @@
 import factory
+from django.contrib.auth.models import Group, User
 from django.db.models import Max
+from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
 from catalogue.models import DecisionRecord, Document, Registry, Topic
+
+PASSWORD = "a long sample password"
 
 
 class RegistryFactory(DjangoModelFactory):
@@ -52,6 +56,39 @@ class DecisionRecordFactory(DjangoModelFactory):
     class Meta:
         model = DecisionRecord
 
+    class Params:
+        draft = factory.Trait(published_at=None)
+
     number = factory.Sequence(lambda n: n + 1)
     title = factory.Faker("sentence", nb_words=5)
     status = DecisionRecord.Status.ACCEPTED
+    published_at = factory.LazyFunction(timezone.now)
+
+
+class UserFactory(DjangoModelFactory):
+    """A staff user; ``editor=True`` or ``publisher=True`` puts them in that group."""
+
+    class Meta:
+        model = User
+        django_get_or_create = ["username"]
+        skip_postgeneration_save = True
+
+    class Params:
+        editor = factory.Trait(role="Editor")
+        publisher = factory.Trait(role="Publisher")
+
+    username = factory.Sequence(lambda n: f"editor{n}")
+    password = factory.django.Password(PASSWORD)
+    is_staff = True
+    role = None
+
+    @factory.post_generation
+    def groups(user, create, extracted, **kwargs):
+        if create and user.role:
+            user.groups.add(Group.objects.get(name=user.role))
+
+    @classmethod
+    def _create(cls, model_class, *args, role=None, **kwargs):
+        user = super()._create(model_class, *args, **kwargs)
+        user.role = role
+        return user

@@ -5,7 +5,14 @@ from axe_playwright_python.sync_playwright import Axe
 
 from catalogue import services
 from catalogue.models import Document, Topic
-from tests.factories import DecisionRecordFactory, DocumentFactory
+from tests.factories import (
+    PASSWORD,
+    DecisionRecordFactory,
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -113,3 +120,58 @@ def test_every_page_type_passes_axe(
             failures[path] = results.generate_report()
 
     assert failures == {}
+
+
+def test_editor_drafts_and_submits_publisher_publishes_reader_sees_it(
+    browser, live_server, editorial_groups
+):
+    """Issue 3: the whole workflow in Chromium, through the admin's own pages."""
+    registry = RegistryFactory()
+    topic = TopicFactory(name="Distributed optimization")
+    DocumentFactory(registry=registry, topic=topic, number=1)
+    editor = UserFactory(editor=True, username="ada")
+    publisher = UserFactory(publisher=True, username="grace")
+
+    def count_on_topic_page(page):
+        page.goto(f"{live_server.url}{topic.get_absolute_url()}")
+        return page.locator("p.counts").inner_text()
+
+    reader = browser.new_page()
+    assert count_on_topic_page(reader).startswith("1 of 1 LIT documents")
+
+    page = signed_in_page(browser, live_server, editor)
+    page.goto(f"{live_server.url}/admin/catalogue/document/add/")
+    page.select_option("#id_registry", str(registry.pk))
+    page.locator("#id_topic + .select2").click()
+    page.locator(".select2-search__field").fill("Distributed")
+    page.locator(".select2-results__option", has_text="Distributed").click()
+    page.fill("#id_authors", "Chen et al.")
+    page.fill("#id_year", "2016")
+    page.fill("#id_source_identifier", "ARXIV-1604.06174")
+    page.fill("#id_title", "Training Deep Nets with Sublinear Memory Cost")
+    page.fill("#id_summary", "Gradient checkpointing: trade compute for memory.")
+    page.click("input[name=_continue]")
+    page.click("input[name=_submit_for_review]")
+    assert Document.objects.get(number=2).status == Document.Status.IN_REVIEW
+    assert count_on_topic_page(reader).startswith("1 of 1 LIT documents")
+
+    page = signed_in_page(browser, live_server, publisher)
+    page.goto(f"{live_server.url}/admin/catalogue/document/?q=LIT-002")
+    page.get_by_role("link", name="LIT-002").click()
+    page.fill("#id_note", "First publication.")
+    page.click("input[name=_publish]")
+
+    assert count_on_topic_page(reader).startswith("2 of 2 LIT documents")
+    assert (
+        reader.get_by_role("link", name="LIT-002").is_visible()
+        and "Sublinear Memory Cost" in reader.content()
+    )
+
+
+def signed_in_page(browser, live_server, user):
+    page = browser.new_context().new_page()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    return page

@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
 from catalogue import services
-from catalogue.models import DecisionRecord, Document, DocumentVersion, Registry, Topic
+from catalogue.models import DecisionRecord, Document, Registry, Topic
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -110,25 +110,6 @@ def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one():
 
     assert (first.number, following.number) == (1, 41)
     assert Registry.objects.get().last_number == 41
-
-
-def test_saving_a_public_document_records_its_versions():
-    document = services.save_document(
-        document=DocumentFactory.build(
-            registry=RegistryFactory(), number=None, topic=None
-        )
-    )
-    document.summary = "A sharper summary."
-    services.save_document(document=document, note="Sharper.")
-    document.topic = TopicFactory()
-    services.save_document(document=document)
-
-    document.refresh_from_db()
-    assert document.version == 2
-    assert [(v.number, v.summary, v.note) for v in document.versions.all()] == [
-        (2, "A sharper summary.", "Sharper."),
-        (1, DocumentVersion.objects.get(number=1).summary, ""),
-    ]
 
 
 def test_saving_a_draft_records_no_version():

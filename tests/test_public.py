@@ -13,6 +13,7 @@ from tests.factories import (
     DocumentFactory,
     RegistryFactory,
     TopicFactory,
+    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -184,7 +185,7 @@ def test_retired_document_says_so_and_links_its_successor(client):
     soup = soup_of(client.get("/LIT-004/"))
 
     assert soup.select_one(".notice").get_text() == (
-        "This document is superseded: superseded by LIT-010, The better method."
+        "Superseded by LIT-010: The better method."
     )
     assert soup.select_one(".notice a")["href"] == "/LIT-010/"
 
@@ -205,9 +206,12 @@ def test_decision_record_page_shows_its_status_and_what_names_it(client):
 
 
 def test_feeds_list_published_versions_newest_first(client, record):
+    publisher = UserFactory(publisher=True)
     document = record["cited"]
-    document.summary = "A revised summary."
-    services.save_document(document=document, note="Revised.")
+    services.edit_document(
+        document=document, user=publisher, changes={"summary": "A revised summary."}
+    )
+    services.publish(document=document, user=publisher, note="Revised.")
 
     feed = ElementTree.fromstring(client.get(reverse("catalogue:feed")).content)
     topic_feed = ElementTree.fromstring(

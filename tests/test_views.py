@@ -185,7 +185,7 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # Row count, rows, counts, registry and tag choices.
     with django_assert_num_queries(5):
         soup_of(client.get(reverse("catalogue:unfiled")))
-    # Document with registry and topic, its tags, documents and decision
-    # records that name it.
-    with django_assert_num_queries(4):
+    # Document with registry and topic, its tags, its versions, documents and
+    # decision records that name it.
+    with django_assert_num_queries(5):
         soup_of(client.get(first.get_absolute_url()))

@@ -67,7 +67,7 @@ def drop_search_triggers(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalogue", "0001_initial"),
+        ("catalogue", "0003_editorial_groups"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalogue", "0002_references_search"),
+        ("catalogue", "0004_references_search"),
     ]
 
     operations = [

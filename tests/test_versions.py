@@ -1,0 +1,147 @@
+"""Public version pages and the comparison with the version before (issue 3)."""
+
+import threading
+
+import pytest
+from django.db import connection, connections, transaction
+from django.urls import reverse
+
+from catalogue import services
+from catalogue.diffs import word_diff
+from catalogue.models import Document
+from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def two_versions():
+    publisher = UserFactory(publisher=True)
+    document = DocumentFactory(number=4, draft=True, title="First “take”")
+    services.publish(document=document, user=publisher)
+    services.edit_document(
+        document=document,
+        user=publisher,
+        changes={"title": "Second “take” — revised"},
+        note="Revised.",
+    )
+    services.publish(document=document, user=publisher)
+    services.edit_document(
+        document=document, user=publisher, changes={"title": "Pending secret"}
+    )
+    return document
+
+
+def test_the_document_page_lists_its_versions(client, two_versions):
+    page = client.get(two_versions.get_absolute_url()).content.decode()
+
+    assert (
+        reverse(
+            "catalogue:document-version", kwargs={"identifier": "LIT-004", "number": 2}
+        )
+        in page
+    )
+    assert "/LIT-004/v1/" in page and "Revised." in page
+    assert "Pending secret" not in page
+
+
+def test_a_version_page_compares_with_the_one_before(client, two_versions):
+    page = client.get("/LIT-004/v2/").content.decode()
+
+    assert "<del>First</del><ins>Second</ins>" in page
+    assert "<ins> — revised</ins>" in page
+    assert "Pending secret" not in page
+    assert "No earlier version" in client.get("/LIT-004/v1/").content.decode()
+
+
+@pytest.mark.parametrize("path", ["/LIT-004/v3/", "/LIT-004/v0/", "/LIT-005/v1/"])
+def test_unpublished_versions_have_no_page(client, two_versions, path):
+    DocumentFactory(number=5, draft=True)
+
+    assert client.get(path).status_code == 404
+
+
+def test_a_drafts_version_page_is_not_found_even_if_it_was_once_public(client):
+    publisher = UserFactory(publisher=True)
+    document = DocumentFactory(number=9, draft=True)
+    services.publish(document=document, user=publisher)
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.DRAFT)
+
+    assert client.get("/LIT-009/v1/").status_code == 404
+
+
+def test_word_diff_gives_back_both_texts_exactly():
+    old, new = "Chen et al. (2016) — “x”  y", "Chen and Li (2016) — “x”  z w"
+    changes = word_diff(old, new)
+
+    assert "".join(c.text for c in changes if c.kind != "insert") == old
+    assert "".join(c.text for c in changes if c.kind != "delete") == new
+
+
+def test_publishing_raises_the_topic_count_by_one(client):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic)
+    draft = DocumentFactory(topic=topic, draft=True)
+    before = client.get(topic.get_absolute_url()).context["counts"][0].listed
+
+    services.publish(document=draft, user=UserFactory(publisher=True))
+
+    after = client.get(topic.get_absolute_url()).context["counts"][0].listed
+    assert (before, after) == (1, 2)
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="SQLite has no row locks: two transactions cannot overlap there",
+)
+@pytest.mark.django_db(transaction=True)
+def test_two_editors_creating_documents_at_once_get_different_numbers():
+    registry = RegistryFactory()
+    DocumentFactory(registry=registry, number=783, topic=None)
+    first_holds_lock, numbers, errors = threading.Event(), [], []
+
+    def create(hold):
+        try:
+            with transaction.atomic():
+                document = services.save_document(
+                    document=DocumentFactory.build(
+                        registry=registry, number=None, topic=None, draft=True
+                    )
+                )
+                numbers.append(document.number)
+                if hold:
+                    first_holds_lock.set()
+                    wait_until_another_transaction_waits_for_a_lock()
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    first = threading.Thread(target=create, args=(True,))
+    second = threading.Thread(target=create, args=(False,))
+    first.start()
+    first_holds_lock.wait(10)
+    second.start()
+    first.join(30)
+    second.join(30)
+
+    assert errors == []
+    assert sorted(numbers) == [784, 785]
+    assert sorted(Document.objects.values_list("number", flat=True)) == [
+        783,
+        784,
+        785,
+    ]
+
+
+def wait_until_another_transaction_waits_for_a_lock():
+    """Hold the transaction open until the other one is blocked on our lock."""
+    with connection.cursor() as cursor:
+        for _ in range(200):
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            )
+            if cursor.fetchone()[0]:
+                return
+            threading.Event().wait(0.05)
