@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from catalogue import services
+from catalogue import admin_exports, services
 from catalogue.models import (
     DecisionRecord,
     Document,
@@ -25,6 +25,7 @@ class TopicAdmin(admin.ModelAdmin):
     list_filter = ["flavour"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "scope"]
+    actions = admin_exports.TOPIC_ACTIONS
 
 
 class DocumentVersionInline(admin.TabularInline):
@@ -63,6 +64,7 @@ class DocumentAdmin(admin.ModelAdmin):
         ("Record", {"fields": ["created_at", "updated_at"]}),
     ]
     inlines = [DocumentVersionInline]
+    actions = admin_exports.DOCUMENT_ACTIONS
 
     def save_model(self, request, obj, form, change):
         services.save_document(document=obj, user=request.user)
@@ -78,6 +80,7 @@ class DecisionRecordAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["title", "body"]
     autocomplete_fields = ["superseded_by"]
+    actions = admin_exports.DECISION_RECORD_ACTIONS
 
 
 @admin.register(Preface)

@@ -1,4 +1,4 @@
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from catalogue import views
 from catalogue.converters import IdentifierConverter
@@ -8,6 +8,7 @@ register_converter(IdentifierConverter, "identifier")
 app_name = "catalogue"
 
 urlpatterns = [
+    path("", include("catalogue.export_urls")),
     path("", views.IndexView.as_view(), name="index"),
     path("topics/<slug:slug>/", views.TopicDetailView.as_view(), name="topic-detail"),
     path("unfiled/", views.UnfiledListView.as_view(), name="unfiled"),

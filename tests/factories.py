@@ -1,4 +1,5 @@
 import factory
+from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
@@ -55,3 +56,13 @@ class DecisionRecordFactory(DjangoModelFactory):
     number = factory.Sequence(lambda n: n + 1)
     title = factory.Faker("sentence", nb_words=5)
     status = DecisionRecord.Status.ACCEPTED
+
+
+class UserFactory(DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ["username"]
+
+    username = factory.Sequence(lambda n: f"editor{n}")
+    first_name = factory.Faker("first_name")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
