@@ -9,6 +9,7 @@ from catalogue.models import (
     Registry,
     Topic,
 )
+from catalogue.resources import DocumentImportMixin, TopicImportMixin
 
 
 @admin.register(Registry)
@@ -19,7 +20,7 @@ class RegistryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(TopicImportMixin, admin.ModelAdmin):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]
     list_filter = ["flavour"]
@@ -44,7 +45,7 @@ class DocumentVersionInline(admin.TabularInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(DocumentImportMixin, admin.ModelAdmin):
     list_display = ["__str__", "status", "topic", "version", "updated_at"]
     list_filter = ["status", "registry", "topic"]
     list_select_related = ["registry", "topic"]
