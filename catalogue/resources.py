@@ -169,6 +169,9 @@ class DocumentResource(resources.ModelResource):
         ]
         import_id_fields = ["registry", "number"]
         instance_loader_class = DocumentLoader
+        # The preview lists each row's values; an HTML diff of every summary
+        # costs more than the import itself at 10,000 rows.
+        skip_html_diff = True
         skip_unchanged = True
         report_skipped = True
         clean_model_instances = True
