@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format migrate clean
+.PHONY: run test lint format migrate clean bench-export
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ lint: $(VENV)/.installed-dev
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## bench-export: the export/import benchmark on PostgreSQL (bench/results/export.md)
+BENCH_DOCUMENTS ?= 100000
+bench-export: $(VENV)/.installed-dev
+	$(BIN)/python bench/export_bench.py --documents $(BENCH_DOCUMENTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "django.contrib.staticfiles",
     "django_filters",
+    "import_export",
     "taggit",
     "auditlog",
     "catalogue",

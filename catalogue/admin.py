@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from catalogue import services
+from catalogue import admin_exports, services
 from catalogue.admin_forms import DocumentActionForm, DocumentForm
 from catalogue.models import (
     BrokenReference,
@@ -25,6 +25,7 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.references import resolve
+from catalogue.resources import DocumentImportMixin, TopicImportMixin
 from catalogue.versions import version_comparison
 
 
@@ -36,12 +37,13 @@ class RegistryAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Topic)
-class TopicAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class TopicAdmin(TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]
     list_filter = ["flavour"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "scope"]
+    actions = admin_exports.TOPIC_ACTIONS
 
 
 class DocumentVersionInline(admin.TabularInline):
@@ -122,7 +124,7 @@ IDENTIFIER_SEARCH_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*?)[\s-]*0*(\d+)\s*")
 
 
 @admin.register(Document)
-class DocumentAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class DocumentAdmin(DocumentImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     form = DocumentForm
     action_form = DocumentActionForm
     change_form_template = "admin/catalogue/document/change_form.html"
@@ -149,6 +151,7 @@ class DocumentAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
         "withdraw_action",
         "refile_action",
         "add_tag_action",
+        *admin_exports.DOCUMENT_ACTIONS,
     ]
     inlines = [DocumentVersionInline]
 
@@ -457,7 +460,7 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
     search_fields = ["title", "body"]
     autocomplete_fields = ["superseded_by"]
     readonly_fields = ["published_at", "published_by"]
-    actions = ["publish_action"]
+    actions = ["publish_action", *admin_exports.DECISION_RECORD_ACTIONS]
 
     def has_publish_permission(self, request, obj=None):
         return request.user.has_perm("catalogue.publish_decisionrecord")

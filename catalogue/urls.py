@@ -1,6 +1,6 @@
 from django.contrib.sitemaps.views import index as sitemap_index
 from django.contrib.sitemaps.views import sitemap
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from catalogue import feeds, views
 from catalogue.converters import IdentifierConverter
@@ -11,6 +11,7 @@ register_converter(IdentifierConverter, "identifier")
 app_name = "catalogue"
 
 urlpatterns = [
+    path("", include("catalogue.export_urls")),
     path("", views.IndexView.as_view(), name="index"),
     path("search/", views.search_view, name="search"),
     path("topics/<slug:slug>/", views.TopicDetailView.as_view(), name="topic-detail"),

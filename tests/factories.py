@@ -78,6 +78,8 @@ class UserFactory(DjangoModelFactory):
         publisher = factory.Trait(role="Publisher")
 
     username = factory.Sequence(lambda n: f"editor{n}")
+    first_name = factory.Faker("first_name")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
     password = factory.django.Password(PASSWORD)
     is_staff = True
     role = None

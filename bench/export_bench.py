@@ -1,0 +1,294 @@
+"""Benchmark of the staff CSV export and import (issue 5), on PostgreSQL.
+
+    make bench-export                      # 100,000 sample documents
+    make bench-export BENCH_DOCUMENTS=20000
+
+Fills its own database (BENCH_DATABASE_URL, default anthology_bench) with
+generate_sample, serves it with gunicorn on 127.0.0.1:8020 and prints, as
+ratios measured in this one run:
+
+- the export URL over HTTP against PostgreSQL's own COPY of the same SELECT;
+- time to first byte against the export's total time;
+- the worker's peak memory growth exporting all documents against a tenth;
+- rows per second importing a tenth through the admin import (dry run, then
+  confirmation).
+
+The figures are written to bench/results/export.md.
+"""
+
+import argparse
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "export.md"
+PORT = 8020
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench"
+
+os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
+os.environ["ALLOWED_HOSTS"] = "127.0.0.1,testserver"
+sys.path.insert(0, str(ROOT))
+
+
+def setup():
+    import django
+
+    django.setup()
+
+
+def ensure_database():
+    import psycopg
+
+    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
+    with psycopg.connect(
+        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
+    ) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
+
+
+def fill(documents):
+    from django.core.management import call_command
+
+    from catalogue.models import Document
+
+    call_command("migrate", verbosity=0)
+    if Document.objects.count() != documents:
+        call_command("flush", interactive=False, verbosity=0)
+        started = time.perf_counter()
+        call_command("generate_sample", documents=documents)
+        print(f"generate_sample: {time.perf_counter() - started:.1f} s")
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def session_cookie():
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user, _ = User.objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+class Server:
+    """gunicorn with one sync worker; a fresh one per memory measurement."""
+
+    def __enter__(self):
+        self.process = subprocess.Popen(
+            [
+                str(ROOT / ".venv" / "bin" / "gunicorn"),
+                "anthology.wsgi",
+                "--bind",
+                f"127.0.0.1:{PORT}",
+                "--workers",
+                "1",
+                "--timeout",
+                "600",
+            ],
+            cwd=ROOT,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            try:
+                http.client.HTTPConnection("127.0.0.1", PORT).connect()
+                break
+            except OSError:
+                time.sleep(0.1)
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        self.worker = int(children.read_text().split()[0])
+        return self
+
+    def memory_kb(self, field):
+        for line in Path(f"/proc/{self.worker}/status").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+        raise LookupError(field)
+
+    def __exit__(self, *exc):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+
+def fetch(path, cookie):
+    """(seconds to the first byte of the body, total seconds, bytes)."""
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=600)
+    started = time.perf_counter()
+    conn.request("GET", path, headers={"Cookie": cookie})
+    response = conn.getresponse()
+    assert response.status == 200, response.status
+    first = response.read1(65536)
+    first_byte = time.perf_counter() - started
+    size = len(first)
+    while chunk := response.read1(65536):
+        size += len(chunk)
+    return first_byte, time.perf_counter() - started, size
+
+
+def copy_time(queryset):
+    """PostgreSQL's own COPY of the export's SELECT, read to the end."""
+    import psycopg
+    from django.conf import settings
+
+    from catalogue.exports import copy_statement
+
+    db = settings.DATABASES["default"]
+    statements = list(copy_statement(queryset, base_url="http://127.0.0.1/"))
+    with psycopg.connect(
+        host=db["HOST"], user=db["USER"], dbname=db["NAME"], autocommit=True
+    ) as conn:
+        started = time.perf_counter()
+        size = 0
+        for statement in statements:
+            with conn.cursor().copy(statement) as copy:
+                for data in copy:
+                    size += len(data)
+        return time.perf_counter() - started, size
+
+
+def best(runs, key=lambda run: run):
+    return min(runs, key=key)
+
+
+def measure_export(cookie, documents):
+    from catalogue.models import Document
+
+    url = "/export/documents.csv"
+    tenth = "/export/documents.csv?registry=SPRA"
+    with Server():
+        fetch(tenth, cookie)  # warm up
+        exports = [fetch(url, cookie) for _ in range(3)]
+    copies = [copy_time(Document.objects.all()) for _ in range(3)]
+    first_byte, total, size = best(exports, key=lambda run: run[1])
+    copy_seconds, copy_size = best(copies, key=lambda run: run[0])
+
+    growth = {}
+    for label, path in [("all", url), ("tenth", tenth)]:
+        with Server() as server:
+            fetch("/export/documents.csv?year_from=9999", cookie)  # load the code
+            before = server.memory_kb("VmRSS")
+            fetch(path, cookie)
+            growth[label] = max(server.memory_kb("VmHWM") - before, 1)
+    return {
+        "documents": documents,
+        "export_seconds": total,
+        "export_bytes": size,
+        "copy_seconds": copy_seconds,
+        "copy_bytes": copy_size,
+        "first_byte_seconds": first_byte,
+        "growth_all_kb": growth["all"],
+        "growth_tenth_kb": growth["tenth"],
+    }
+
+
+def measure_import():
+    """Export the SPRA tenth, take it out of the record, import it in the admin."""
+    from django.contrib.auth.models import User
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+    from django.urls import reverse
+    from taggit.models import TaggedItem
+
+    from catalogue.exports import document_chunks
+    from catalogue.models import Document, DocumentVersion, Registry
+
+    documents = Document.objects.filter(registry__prefix="SPRA")
+    content = b"".join(document_chunks(documents, base_url="http://127.0.0.1/"))
+    rows = documents.count()
+    pks = list(documents.values_list("pk", flat=True))
+    TaggedItem.objects.filter(object_id__in=pks).delete()
+    DocumentVersion.objects.filter(document__in=pks).delete()
+    documents.delete()
+    Registry.objects.filter(prefix="SPRA").update(last_number=0)
+
+    setup_test_environment()  # so the response carries the preview's context
+    client = Client()
+    client.force_login(User.objects.get(username="bench"))
+    started = time.perf_counter()
+    upload = SimpleUploadedFile("spra.csv", content, content_type="text/csv")
+    response = client.post(
+        reverse("admin:catalogue_document_import"),
+        {"format": "0", "import_file": upload, "resource": "0"},
+    )
+    preview = time.perf_counter() - started
+    result = response.context["result"]
+    assert not result.has_errors() and not result.has_validation_errors()
+    started = time.perf_counter()
+    confirmed = client.post(
+        reverse("admin:catalogue_document_process_import"),
+        response.context["confirm_form"].initial,
+    )
+    confirm = time.perf_counter() - started
+    assert confirmed.status_code == 302
+    assert Document.objects.filter(registry__prefix="SPRA").count() == rows
+    return {"import_rows": rows, "preview_seconds": preview, "confirm_seconds": confirm}
+
+
+def report(figures):
+    f = figures
+    lines = [
+        "# Export and import benchmark (issue 5)",
+        "",
+        f"Sample record: {f['documents']:,} generated documents on PostgreSQL; "
+        f"one gunicorn sync worker; {os.cpu_count()} cores. "
+        "Written by `make bench-export`.",
+        "",
+        "| figure | measured | ratio | target |",
+        "|---|---|---|---|",
+        f"| export URL over HTTP vs COPY of the same SELECT | "
+        f"{f['export_seconds']:.2f} s vs {f['copy_seconds']:.2f} s "
+        f"({f['export_bytes']:,} vs {f['copy_bytes']:,} bytes) | "
+        f"{f['export_seconds'] / f['copy_seconds']:.2f}× | ≤ 1.5× |",
+        f"| time to first byte vs total | {f['first_byte_seconds'] * 1000:.1f} ms"
+        f" vs {f['export_seconds']:.2f} s | "
+        f"{f['first_byte_seconds'] / f['export_seconds']:.1%} | < 5% |",
+        f"| worker peak memory growth, all vs a tenth | "
+        f"{f['growth_all_kb']:,} KiB vs {f['growth_tenth_kb']:,} KiB | "
+        f"{f['growth_all_kb'] / f['growth_tenth_kb']:.2f}× | ≤ 1.5× |",
+        f"| admin import of {f['import_rows']:,} rows (dry run + confirm) | "
+        f"{f['preview_seconds']:.1f} s + {f['confirm_seconds']:.1f} s | "
+        f"{f['import_rows'] / f['preview_seconds']:.0f} + "
+        f"{f['import_rows'] / f['confirm_seconds']:.0f} rows/s | report |",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--documents", type=int, default=100_000)
+    args = parser.parse_args()
+    ensure_database()
+    setup()
+    fill(args.documents)
+    cookie = session_cookie()
+    figures = measure_export(cookie, args.documents)
+    figures.update(measure_import())
+    report(figures)
+
+
+if __name__ == "__main__":
+    main()

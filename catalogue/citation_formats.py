@@ -1,0 +1,163 @@
+"""Documents as reference-manager entries: BibTeX, RIS and CSL-JSON.
+
+Each document is one entry keyed by its permanent identifier (``LIT-004``),
+so a key never changes when the text does. arXiv identifiers become
+``eprint``/``archiveprefix``, DOIs ``doi``; the citation note goes in
+``note`` and the editors' summary in ``abstract``. The three formats hold
+the same facts.
+"""
+
+import json
+import re
+
+from django.http import HttpResponse
+
+from catalogue.models import Document
+
+FORMATS = {
+    "bib": "application/x-bibtex; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
+    "json": "application/vnd.citationstyles.csl+json; charset=utf-8",
+}
+
+ET_AL_RE = re.compile(r"(?P<names>.+?) et al\.")
+NAME_SEPARATOR_RE = re.compile(r", | and ")
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+LATEX_RE = re.compile("|".join(re.escape(char) for char in LATEX_SPECIALS))
+
+
+def author_names(authors):
+    """The names in an authors text, and whether it ends in "et al.".
+
+    ``Chen et al.`` is (["Chen"], True); ``Jadbabaie, Lin and Morse`` three
+    names; ``Wan Team, Alibaba`` (no "and") one corporate name. What follows
+    "et al." (an affiliation, as in ``Zheng et al., Tsinghua and NVIDIA``) is
+    not a name and is left out.
+    """
+    match = ET_AL_RE.match(authors)
+    if match:
+        return NAME_SEPARATOR_RE.split(match["names"]), True
+    if " and " in authors:
+        return NAME_SEPARATOR_RE.split(authors), False
+    return [authors], False
+
+
+def source_fields(document):
+    """``{"eprint": ...}`` or ``{"doi": ...}`` from the source identifier."""
+    identifier = document.source_identifier
+    if identifier.startswith("ARXIV-"):
+        return {"eprint": identifier.removeprefix("ARXIV-")}
+    if identifier.startswith("DOI:"):
+        return {"doi": identifier.removeprefix("DOI:")}
+    return {}
+
+
+def latex(text):
+    """Text with LaTeX's special characters escaped; Unicode is kept (UTF-8)."""
+    return LATEX_RE.sub(lambda match: LATEX_SPECIALS[match[0]], text)
+
+
+def bibtex_entry(document):
+    names, et_al = author_names(document.authors)
+    # Each name braced: BibTeX then takes it whole instead of guessing its parts.
+    authors = " and ".join(f"{{{latex(name)}}}" for name in names)
+    fields = {
+        "author": f"{authors} and others" if et_al else authors,
+        # Double braces keep the title's capitals.
+        "title": f"{{{latex(document.title)}}}",
+        "year": str(document.year),
+    }
+    source = source_fields(document)
+    if "eprint" in source:
+        fields.update(eprint=source["eprint"], archiveprefix="arXiv")
+    if "doi" in source:
+        fields["doi"] = latex(source["doi"])
+    if document.source_url:
+        fields["url"] = document.source_url
+    if document.citation_note:
+        fields["note"] = latex(document.citation_note)
+    if document.summary:
+        fields["abstract"] = latex(document.summary)
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
+    return f"@misc{{{document.identifier},\n{body}\n}}\n"
+
+
+def ris_entry(document):
+    names, _ = author_names(document.authors)
+    lines = [("TY", "GEN"), ("ID", document.identifier)]
+    lines.extend(("AU", name) for name in names)
+    lines += [("TI", document.title), ("PY", str(document.year))]
+    source = source_fields(document)
+    if "eprint" in source:
+        lines.append(("AN", f"arXiv:{source['eprint']}"))
+    if "doi" in source:
+        lines.append(("DO", source["doi"]))
+    if document.source_url:
+        lines.append(("UR", document.source_url))
+    if document.citation_note:
+        lines.append(("N1", document.citation_note))
+    if document.summary:
+        lines.append(("AB", " ".join(document.summary.split("\n"))))
+    lines.append(("ER", ""))
+    return "".join(f"{tag}  - {value}\r\n" for tag, value in lines)
+
+
+def csl_item(document):
+    names, _ = author_names(document.authors)
+    item = {
+        "id": document.identifier,
+        "type": "article",
+        "title": document.title,
+        "author": [{"literal": name} for name in names],
+        "issued": {"date-parts": [[document.year]]},
+    }
+    source = source_fields(document)
+    if "eprint" in source:
+        item.update(publisher="arXiv", number=source["eprint"])
+    if "doi" in source:
+        item["DOI"] = source["doi"]
+    if document.source_url:
+        item["URL"] = document.source_url
+    if document.citation_note:
+        item["note"] = document.citation_note
+    if document.summary:
+        item["abstract"] = document.summary
+    return item
+
+
+def render(documents, fmt):
+    """The documents as one file in ``fmt`` ("bib", "ris" or "json")."""
+    if fmt == "bib":
+        return "\n".join(bibtex_entry(document) for document in documents)
+    if fmt == "ris":
+        return "\r\n".join(ris_entry(document) for document in documents)
+    if fmt == "json":
+        items = [csl_item(document) for document in documents]
+        return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    raise ValueError(f"unknown citation format {fmt!r}")
+
+
+def citation_response(documents, fmt, filename, *, keep_withdrawn=False):
+    """A download of ``documents`` (a queryset) in ``fmt``, in number order.
+
+    Withdrawn documents are left out of a file of several; a withdrawn
+    document's own file (``keep_withdrawn``) still holds it. The caller
+    chooses who sees what: readers get ``Document.objects.public()``.
+    """
+    if not keep_withdrawn:
+        documents = documents.exclude(status=Document.Status.WITHDRAWN)
+    text = render(documents.in_number_order(), fmt)
+    response = HttpResponse(text, content_type=FORMATS[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
+    return response
