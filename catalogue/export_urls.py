@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from catalogue import export_views
+from catalogue import export_views, views
 
 
 class CitationFormatConverter:
@@ -29,6 +29,11 @@ urlpatterns = [
         "<identifier:identifier>/cite.<citation_format:fmt>",
         export_views.document_citation,
         name="document-citation",
+    ),
+    path(
+        "search/cite.<citation_format:fmt>",
+        views.search_citation,
+        name="search-citation",
     ),
     path(
         "topics/<slug:slug>/cite.<citation_format:fmt>",

@@ -5,6 +5,7 @@ from django.views.generic import DetailView, ListView, TemplateView
 from taggit.models import Tag
 
 from catalogue import search
+from catalogue.citation_formats import citation_response
 from catalogue.filters import DocumentFilter
 from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
 from catalogue.references import resolve
@@ -306,6 +307,16 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
         )
 
 
+def _search_results(request):
+    query = request.GET.get("q", "").strip()
+    if len(query) > search.MAX_QUERY_LENGTH:
+        raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
+    results = search.SearchResults(query, request.GET)
+    if not results.filter.is_valid():
+        raise BadRequest(results.filter.errors.as_text())
+    return results
+
+
 def search_view(request):
     """One search over documents, decision records and topics.
 
@@ -313,13 +324,15 @@ def search_view(request):
     record. Template: ``catalogue/search.html``; context from
     ``search.SearchResults``.
     """
-    query = request.GET.get("q", "").strip()
-    if len(query) > search.MAX_QUERY_LENGTH:
-        raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
-    record = search.record_named(query)
+    record = search.record_named(request.GET.get("q", "").strip())
     if record is not None:
         return redirect(record)
-    results = search.SearchResults(query, request.GET)
-    if not results.filter.is_valid():
-        raise BadRequest(results.filter.errors.as_text())
+    results = _search_results(request)
     return render(request, "catalogue/search.html", results.context(request))
+
+
+def search_citation(request, fmt):
+    """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
+    matches = _search_results(request).filter.qs.values("pk")
+    documents = Document.objects.public().filter(pk__in=matches)
+    return citation_response(documents, fmt, "search")

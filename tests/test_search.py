@@ -215,3 +215,21 @@ def test_an_empty_search_shows_the_form_only(client):
 
     assert soup.select_one("#search-q") is not None
     assert soup.select_one("#document-results") is None
+
+
+def test_search_results_download_as_citations(client):
+    DocumentFactory(number=1, year=2016, title="Sharding early")
+    DocumentFactory(number=2, year=2023, title="Sharding late")
+    DocumentFactory(number=3, year=2023, title="Sharding secret", draft=True)
+    DocumentFactory(number=4, year=2023, title="Unrelated")
+
+    soup = search(client, q="sharding", year_from="2020")
+    link = soup.select_one(".cite-links a")["href"]
+    response = client.get(link)
+
+    assert link == "/search/cite.bib?q=sharding&year_from=2020"
+    assert response.status_code == 200
+    entries = response.content.decode()
+    assert [line for line in entries.splitlines() if line.startswith("@")] == [
+        "@misc{LIT-002,"
+    ]

@@ -1,4 +1,5 @@
 from django import template
+from django.urls import reverse
 
 from catalogue.references import link_names
 
@@ -13,3 +14,19 @@ def linked(text, targets):
     makes no queries.
     """
     return link_names(text, targets or {})
+
+
+CITATION_FORMATS = [("bib", "BibTeX"), ("ris", "RIS"), ("json", "CSL-JSON")]
+
+
+@register.inclusion_tag("catalogue/_cite_links.html")
+def cite_links(label, url_name, *args, query_string=""):
+    """Links to the BibTeX, RIS and CSL-JSON files of a document or a list."""
+    suffix = f"?{query_string}" if query_string else ""
+    return {
+        "label": label,
+        "links": [
+            (reverse(url_name, args=[*args, fmt]) + suffix, name)
+            for fmt, name in CITATION_FORMATS
+        ],
+    }
