@@ -85,6 +85,41 @@ def link_names(text, targets):
     return mark_safe("".join(parts))  # Every part is escaped above.
 
 
+TAG_RE = re.compile(r"(<[^>]*>)")
+
+
+def link_names_in_html(html, targets):
+    """``link_names`` for safe HTML: names in its text are linked, except
+    inside links already there. Names hold no character that HTML escapes, so
+    the escaped text can be searched as it is."""
+    parts, in_link = [], 0
+    for part in TAG_RE.split(str(html)):
+        if part.startswith("<"):
+            if re.match(r"<a[\s>]", part):
+                in_link += 1
+            elif part.startswith("</a"):
+                in_link = max(0, in_link - 1)
+            parts.append(part)
+        elif in_link:
+            parts.append(part)
+        else:
+            parts.append(_link_escaped_text(part, targets))
+    return mark_safe("".join(parts))  # Tags as given; text linked below.
+
+
+def _link_escaped_text(text, targets):
+    parts, position = [], 0
+    for name in find_names(text):
+        target = targets.get(name.key)
+        if target is None:
+            continue
+        parts.append(text[position : name.start])
+        parts.append(_link(text[name.start : name.end], name, target))
+        position = name.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
 def _link(written, name, target):
     notes = []
     if name.version and name.version < target.version:

@@ -273,3 +273,26 @@ def test_topic_page_filters_by_year_and_shows_the_match_count(client, record):
 
     assert [td.get_text() for td in soup.select("td.label")] == ["LIT-007"]
     assert soup.select_one(".filters summary").get_text() == "Filter (1 match)"
+
+
+def test_decision_record_body_is_markdown_rendered_safely_with_links(client):
+    DocumentFactory(number=325)
+    DecisionRecordFactory(
+        number=32,
+        body=(
+            "## Context\n\nWe follow LIT-325, not [LIT-325](https://example.org).\n\n"
+            '<script>alert("x")</script> <img src=x onerror=alert(1)>'
+        ),
+    )
+
+    soup = soup_of(client.get("/decisions/ADR-032/"))
+    body = soup.select_one(".body")
+
+    assert body.h2.get_text() == "Context"
+    assert [(a.get_text(), a["href"]) for a in body.find_all("a")] == [
+        ("LIT-325", "/LIT-325/"),
+        ("LIT-325", "https://example.org"),
+    ]
+    assert body.find("script") is None
+    assert body.find("img") is None
+    assert '<script>alert("x")</script>' in body.get_text()

@@ -1,7 +1,8 @@
 from django import template
 from django.urls import reverse
 
-from catalogue.references import link_names
+from catalogue.markdown import render_markdown
+from catalogue.references import link_names, link_names_in_html
 
 register = template.Library()
 
@@ -14,6 +15,12 @@ def linked(text, targets):
     makes no queries.
     """
     return link_names(text, targets or {})
+
+
+@register.filter
+def markdown_linked(text, targets):
+    """Markdown rendered safely, with every name of a public record linked."""
+    return link_names_in_html(render_markdown(text), targets or {})
 
 
 CITATION_FORMATS = [("bib", "BibTeX"), ("ris", "RIS"), ("json", "CSL-JSON")]
