@@ -349,14 +349,12 @@ class DocumentAdmin(DocumentImportMixin, AuditlogHistoryAdminMixin, admin.ModelA
             )
             return
 
-        def add_tag(document):
-            tags = services.editable_state(document)["tags"]
-            if tag.lower() not in {name.lower() for name in tags}:
-                services.edit_document(
-                    document=document, user=request.user, changes={"tags": [*tags, tag]}
-                )
-
-        self._bulk(request, queryset, add_tag, f"Tagged “{tag}”")
+        self._bulk(
+            request,
+            queryset,
+            lambda d: services.add_tags(document=d, user=request.user, names=[tag]),
+            f"Tagged “{tag}”",
+        )
 
     # Versions, comparison, revert, preview.
 

@@ -232,6 +232,24 @@ def edit_document(*, document, user, changes, note=""):
         return revision
 
 
+def add_tags(*, document, user, names):
+    """Add tags to what an editor sees of ``document``, keeping every other tag.
+
+    The tags are read under the document's lock, so two editors or bulk
+    actions tagging the same document at once both keep their tags.
+    """
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        tags = editable_state(document)["tags"]
+        known = {name.lower() for name in tags}
+        added = [name for name in names if name.lower() not in known]
+        if not added:
+            return None
+        return edit_document(
+            document=document, user=user, changes={"tags": [*tags, *added]}
+        )
+
+
 def _pk(value):
     return getattr(value, "pk", value)
 

@@ -138,6 +138,8 @@ def wait_until_another_transaction_waits_for_a_lock():
     """Hold the transaction open until the other one is blocked on our lock."""
     with connection.cursor() as cursor:
         for _ in range(200):
+            # Statistics are read once per transaction unless cleared.
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity "
                 "WHERE wait_event_type = 'Lock' AND datname = current_database()"
