@@ -12,6 +12,7 @@ import re
 
 from django.http import HttpResponse
 
+from catalogue.citations import author_names
 from catalogue.models import Document
 
 FORMATS = {
@@ -20,8 +21,6 @@ FORMATS = {
     "json": "application/vnd.citationstyles.csl+json; charset=utf-8",
 }
 
-ET_AL_RE = re.compile(r"(?P<names>.+?) et al\.")
-NAME_SEPARATOR_RE = re.compile(r", | and ")
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -37,29 +36,12 @@ LATEX_SPECIALS = {
 LATEX_RE = re.compile("|".join(re.escape(char) for char in LATEX_SPECIALS))
 
 
-def author_names(authors):
-    """The names in an authors text, and whether it ends in "et al.".
-
-    ``Chen et al.`` is (["Chen"], True); ``Jadbabaie, Lin and Morse`` three
-    names; ``Wan Team, Alibaba`` (no "and") one corporate name. What follows
-    "et al." (an affiliation, as in ``Zheng et al., Tsinghua and NVIDIA``) is
-    not a name and is left out.
-    """
-    match = ET_AL_RE.match(authors)
-    if match:
-        return NAME_SEPARATOR_RE.split(match["names"]), True
-    if " and " in authors:
-        return NAME_SEPARATOR_RE.split(authors), False
-    return [authors], False
-
-
 def source_fields(document):
     """``{"eprint": ...}`` or ``{"doi": ...}`` from the source identifier."""
-    identifier = document.source_identifier
-    if identifier.startswith("ARXIV-"):
-        return {"eprint": identifier.removeprefix("ARXIV-")}
-    if identifier.startswith("DOI:"):
-        return {"doi": identifier.removeprefix("DOI:")}
+    if document.arxiv_id:
+        return {"eprint": document.arxiv_id}
+    if document.doi:
+        return {"doi": document.doi}
     return {}
 
 

@@ -41,6 +41,8 @@ LOCATOR_RE = re.compile(
 )
 IDENTIFIER_RE = re.compile(rf"(?:{_SCHEMES})\S+")
 YEAR_IN_PARENS_RE = re.compile(r" \(\d{4}\)")
+ET_AL_RE = re.compile(r"(?P<names>.+?) et al\.")
+NAME_SEPARATOR_RE = re.compile(r", | and ")
 
 
 @dataclass(frozen=True)
@@ -106,23 +108,25 @@ class Citation:
             raise ValidationError(errors)
 
 
-def split_authors(authors):
-    """Authors one by one, for reference managers: ``Jadbabaie, Lin and Morse``.
+def author_names(authors):
+    """The names in an authors text, and whether it ends in "et al.".
 
-    ``et al.`` ends the list (what follows it is an affiliation); a team
-    (``Wan Team, Alibaba``) is one author.
+    ``Chen et al.`` is (["Chen"], True); ``Jadbabaie, Lin and Morse`` three
+    names; ``Wan Team, Alibaba`` (no "and") one corporate name. What follows
+    "et al." (an affiliation, as in ``Zheng et al., Tsinghua and NVIDIA``) is
+    not a name and is left out.
     """
-    head, et_al, _ = authors.partition(" et al.")
-    if et_al:
-        return [head]
-    if " Team," in authors or authors.endswith(" Team"):
-        return [authors]
-    return [
-        name.strip()
-        for part in authors.split(", ")
-        for name in part.split(" and ")
-        if name.strip()
-    ]
+    match = ET_AL_RE.match(authors)
+    if match:
+        return NAME_SEPARATOR_RE.split(match["names"]), True
+    if " and " in authors:
+        return NAME_SEPARATOR_RE.split(authors), False
+    return [authors], False
+
+
+def identifier_value(identifier, scheme):
+    """What follows ``scheme`` ("ARXIV-", "DOI:") in an identifier, or ""."""
+    return identifier.removeprefix(scheme) if identifier.startswith(scheme) else ""
 
 
 def identifier_url(identifier):

@@ -11,7 +11,13 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from taggit.managers import TaggableManager
 
-from catalogue.citations import Citation, identifier_url, join_summary, split_authors
+from catalogue.citations import (
+    Citation,
+    author_names,
+    identifier_url,
+    identifier_value,
+    join_summary,
+)
 
 PREFIX_VALIDATOR = RegexValidator(
     r"^[A-Z][A-Z0-9]*\Z",
@@ -274,23 +280,16 @@ class CitedText(models.Model):
 
     @property
     def author_list(self):
-        return split_authors(self.authors)
+        """The authors one by one, for reference managers."""
+        return author_names(self.authors)[0]
 
     @property
     def arxiv_id(self):
-        return (
-            self.source_identifier.removeprefix("ARXIV-")
-            if self.source_identifier.startswith("ARXIV-")
-            else ""
-        )
+        return identifier_value(self.source_identifier, "ARXIV-")
 
     @property
     def doi(self):
-        return (
-            self.source_identifier.removeprefix("DOI:")
-            if self.source_identifier.startswith("DOI:")
-            else ""
-        )
+        return identifier_value(self.source_identifier, "DOI:")
 
     @property
     def summary_with_citation(self):

@@ -7,7 +7,8 @@ import pytest
 from bibtexparser import middlewares
 from django.urls import reverse
 
-from catalogue.citation_formats import author_names, latex, render
+from catalogue.citation_formats import latex, render
+from catalogue.citations import author_names
 from catalogue.models import Document
 from tests.factories import DocumentFactory, TopicFactory
 
