@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format migrate clean bench-export
+.PHONY: run test lint format migrate clean bench-export bench-load
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ format: $(VENV)/.installed-dev
 BENCH_DOCUMENTS ?= 100000
 bench-export: $(VENV)/.installed-dev
 	$(BIN)/python bench/export_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-load: 64 clients, PostgreSQL restarted, Redis stopped (bench/results/load.md)
+bench-load: $(VENV)/.installed-dev
+	$(BIN)/python bench/load_faults.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,309 @@
+"""Load and faults (issue 7): 64 clients against the production server.
+
+Three phases against gunicorn on PostgreSQL with the Redis cache, each with
+the same mix of topic pages, document pages and searches:
+
+1. steady load for ``--seconds`` (60): errors, throughput, p99 latency;
+2. PostgreSQL restarted halfway through: requests may fail only while it is
+   down; afterwards none fails, and throughput over the 30 seconds after it
+   is back is compared with the 30 seconds before it went down;
+3. Redis stopped halfway through: pages keep coming from the database, and
+   the cache fills again once Redis is back.
+
+It restarts this machine's PostgreSQL and Redis, so run it on a machine of
+its own (not while tests run). Figures go to bench/results/load.md.
+
+    make bench-load            # or: python bench/load_faults.py --seconds 60
+"""
+
+import argparse
+import http.client
+import os
+import platform
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+RESULTS = ROOT / "bench" / "results" / "load.md"
+PORT = 8050
+REDIS_URL = "redis://127.0.0.1:6379/7"
+REDIS_START = [
+    "redis-server",
+    "--daemonize", "yes",
+    "--bind", "127.0.0.1", "-::1",
+    "--port", "6379",
+    "--save", "",
+    "--appendonly", "no",
+    "--dir", "/var/lib/redis",
+    "--logfile", "/var/log/redis/ci.log",
+]  # fmt: skip
+
+
+def pg_cluster():
+    version = sorted(os.listdir("/etc/postgresql"))[-1]
+    return ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main"]
+
+
+def run(*command, env=None):
+    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
+
+
+def prepare(database_url, documents):
+    """A database of its own, migrated and filled with sample documents."""
+    import psycopg
+
+    name = database_url.rsplit("/", 1)[1]
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as conn:
+        conn.autocommit = True
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env = {**os.environ, "DATABASE_URL": database_url}
+    run(PYTHON, "manage.py", "migrate", "--no-input", env=env)
+    run(
+        PYTHON,
+        "manage.py",
+        "import_index",
+        "seeds/000_173d26dda2e0601e.txt",
+        env=env,
+    )
+    run(PYTHON, "manage.py", "generate_sample", "--documents", str(documents), env=env)
+    with psycopg.connect(database_url) as conn:
+        topics = [row[0] for row in conn.execute("SELECT slug FROM catalogue_topic")]
+        documents = [
+            f"{prefix}-{number:03d}"
+            for prefix, number in conn.execute(
+                "SELECT r.prefix, d.number FROM catalogue_document d "
+                "JOIN catalogue_registry r ON r.id = d.registry_id "
+                "WHERE d.status IN ('active', 'superseded', 'withdrawn') "
+                "ORDER BY random() LIMIT 2000"
+            )
+        ]
+    words = [
+        "sharding",
+        "checkpointing",
+        "gradient",
+        '"pipeline parallelism"',
+        "memory -offload",
+        "diloco or zero",
+        "communication",
+        "attention",
+    ]
+    return (
+        [f"/topics/{slug}/" for slug in topics],
+        [f"/{identifier}/" for identifier in documents],
+        [f"/search/?q={word.replace(' ', '+')}" for word in words],
+    )
+
+
+class Load:
+    """``clients`` threads requesting the mix until stopped; every answer kept
+    as (finished at, seconds taken, ok)."""
+
+    def __init__(self, clients, paths):
+        self.clients, self.paths = clients, paths
+        self.results, self.lock = [], threading.Lock()
+        self.stopping = threading.Event()
+
+    def client(self, seed):
+        chooser = random.Random(seed)
+        connection = None
+        while not self.stopping.is_set():
+            kind = chooser.choices(self.paths, weights=[4, 4, 2])[0]
+            path = chooser.choice(kind)
+            started = time.perf_counter()
+            ok = False
+            try:
+                if connection is None:
+                    connection = http.client.HTTPConnection(
+                        "127.0.0.1", PORT, timeout=30
+                    )
+                connection.request("GET", path)
+                response = connection.getresponse()
+                response.read()
+                ok = response.status == 200
+                if response.getheader("Connection", "").lower() == "close":
+                    connection.close()
+                    connection = None
+            except OSError:
+                if connection is not None:
+                    connection.close()
+                connection = None
+            finished = time.perf_counter()
+            with self.lock:
+                self.results.append((finished, finished - started, ok))
+            if not ok:
+                time.sleep(0.05)  # A failing server is not hammered in a loop.
+
+    def __enter__(self):
+        self.started = time.perf_counter()
+        self.threads = [
+            threading.Thread(target=self.client, args=(n,), daemon=True)
+            for n in range(self.clients)
+        ]
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(60)
+
+    def window(self, start, end):
+        """(requests, errors, throughput, p99 seconds) between two offsets."""
+        rows = [
+            (took, ok)
+            for finished, took, ok in self.results
+            if start <= finished - self.started < end
+        ]
+        errors = sum(1 for _, ok in rows if not ok)
+        times = sorted(took for took, ok in rows if ok)
+        p99 = times[int(len(times) * 0.99) - 1] if times else float("nan")
+        return len(rows), errors, (len(rows) - errors) / (end - start), p99
+
+    def failures(self):
+        return [finished - self.started for finished, _, ok in self.results if not ok]
+
+
+def start_server(database_url, workers):
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": REDIS_URL,
+        "DEBUG": "0",
+        "SECRET_KEY": "load-test-" + "k" * 50,
+        "CONN_MAX_AGE": "60",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
+    run(PYTHON, "manage.py", "collectstatic", "--no-input", env=env)
+    server = subprocess.Popen(
+        [str(Path(PYTHON).with_name("gunicorn")), "anthology.wsgi",
+         "--workers", str(workers), "--bind", f"127.0.0.1:{PORT}",
+         "--log-level", "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            http.client.HTTPConnection("127.0.0.1", PORT, timeout=2).request("GET", "/")
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not start")
+
+
+def wait_for_postgresql():
+    for _ in range(300):
+        if subprocess.run(["pg_isready", "-h", "127.0.0.1", "-q"]).returncode == 0:
+            return
+        time.sleep(0.1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--documents", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument(
+        "--database-url",
+        default="postgres://postgres@127.0.0.1:5432/anthology_bench_load",
+    )
+    args = parser.parse_args()
+    print(f"Preparing {args.documents} sample documents…", flush=True)
+    paths = prepare(args.database_url, args.documents)
+    server = start_server(args.database_url, args.workers)
+    lines = []
+    try:
+        half = args.seconds / 2
+
+        print("Phase 1: steady load", flush=True)
+        with Load(args.clients, paths) as load:
+            time.sleep(args.seconds)
+        requests, errors, throughput, p99 = load.window(0, args.seconds)
+        lines.append(
+            f"| steady, {args.clients} clients, {args.seconds} s | {requests} | "
+            f"{errors} | {throughput:.0f}/s | {p99 * 1000:.0f} ms |"
+        )
+
+        print("Phase 2: PostgreSQL restarted", flush=True)
+        with Load(args.clients, paths) as load:
+            time.sleep(half)
+            down = time.perf_counter() - load.started
+            run(*pg_cluster(), "restart")
+            wait_for_postgresql()
+            up = time.perf_counter() - load.started
+            time.sleep(30)
+        before = load.window(max(0, down - 30), down)
+        after = load.window(up, up + 30)
+        late = [t for t in load.failures() if t >= up]
+        lines.append(
+            f"| PostgreSQL restart: 30 s before | {before[0]} | {before[1]} | "
+            f"{before[2]:.0f}/s | {before[3] * 1000:.0f} ms |"
+        )
+        lines.append(
+            f"| PostgreSQL restart: down {up - down:.1f} s | — | "
+            f"{len(load.failures()) - len(late)} | — | — |"
+        )
+        lines.append(
+            f"| PostgreSQL restart: 30 s after | {after[0]} | {len(late)} | "
+            f"{after[2]:.0f}/s ({after[2] / before[2]:.2f}× before) | "
+            f"{after[3] * 1000:.0f} ms |"
+        )
+
+        print("Phase 3: Redis stopped", flush=True)
+        with Load(args.clients, paths) as load:
+            time.sleep(half)
+            stopped = time.perf_counter() - load.started
+            subprocess.run(["redis-cli", "shutdown", "nosave"], capture_output=True)
+            time.sleep(half)
+            restarted = time.perf_counter() - load.started
+            run(*REDIS_START)
+            time.sleep(half)
+        with_redis = load.window(0, stopped)
+        without = load.window(stopped, restarted)
+        back = load.window(restarted + 2, restarted + half)
+        for label, figures in [
+            ("Redis up", with_redis),
+            ("Redis stopped", without),
+            ("Redis back", back),
+        ]:
+            lines.append(
+                f"| {label} | {figures[0]} | {figures[1]} | {figures[2]:.0f}/s | "
+                f"{figures[3] * 1000:.0f} ms |"
+            )
+    finally:
+        server.terminate()
+        server.wait(30)
+        subprocess.run(["redis-cli", "ping"], capture_output=True)
+
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {args.workers} gunicorn workers, "
+        f"{args.documents} sample documents plus the seed page"
+    )
+    report = "\n".join(
+        [
+            "# Load and faults (issue 7)",
+            "",
+            f"Machine: {machine}. Written by `make bench-load`.",
+            "",
+            "| phase | requests | errors | throughput | p99 |",
+            "|---|---|---|---|---|",
+            *lines,
+            "",
+        ]
+    )
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(report, encoding="utf-8")
+    print(report)
+    print(f"Written to {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
