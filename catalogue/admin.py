@@ -11,8 +11,10 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from taggit import admin as taggit_admin
+from taggit.models import Tag
 
-from catalogue import admin_exports, services
+from catalogue import admin_exports, caching, services
 from catalogue.admin_forms import DocumentActionForm, DocumentForm
 from catalogue.models import (
     BrokenReference,
@@ -29,15 +31,44 @@ from catalogue.resources import DocumentImportMixin, TopicImportMixin
 from catalogue.versions import version_comparison
 
 
+class ExpiresPagesOnImportMixin:
+    def process_result(self, result, request):
+        # django-import-export calls this after a confirmed CSV import only:
+        # many rows changed, so every cached page is expired (issue 6).
+        caching.expire_everything()
+        return super().process_result(result, request)
+
+
+class ExpiresPagesMixin(ExpiresPagesOnImportMixin):
+    """Saved straight from the admin, not through a service: a registry, a
+    topic, the preface, a tag. Their names and texts show on most public
+    pages and they change rarely, so every cached page is expired (issue 6).
+    Done here, explicitly, rather than in a signal."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        caching.expire_everything()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        caching.expire_everything()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        caching.expire_everything()
+
+
 @admin.register(Registry)
-class RegistryAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class RegistryAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["prefix", "name", "last_number"]
     readonly_fields = ["last_number"]
     search_fields = ["prefix", "name"]
 
 
 @admin.register(Topic)
-class TopicAdmin(TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class TopicAdmin(
+    ExpiresPagesMixin, TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]
     list_filter = ["flavour"]
@@ -124,7 +155,12 @@ IDENTIFIER_SEARCH_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*?)[\s-]*0*(\d+)\s*")
 
 
 @admin.register(Document)
-class DocumentAdmin(DocumentImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class DocumentAdmin(
+    ExpiresPagesOnImportMixin,
+    DocumentImportMixin,
+    AuditlogHistoryAdminMixin,
+    admin.ModelAdmin,
+):
     form = DocumentForm
     action_form = DocumentActionForm
     change_form_template = "admin/catalogue/document/change_form.html"
@@ -475,6 +511,7 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
         services.set_supersedes(
             record=obj, superseded=form.cleaned_data["supersedes"], user=request.user
         )
+        caching.decision_changed(obj)
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):
@@ -485,7 +522,7 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Preface)
-class PrefaceAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class PrefaceAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["heading", "updated_at"]
 
     def has_add_permission(self, request):
@@ -524,3 +561,12 @@ class BrokenReferenceAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+# taggit's own admin renames and deletes tags, which public pages print.
+admin.site.unregister(Tag)
+
+
+@admin.register(Tag)
+class TagAdmin(ExpiresPagesMixin, taggit_admin.TagAdmin):
+    pass
