@@ -341,8 +341,10 @@ class PublicPageCacheMiddleware:
             and not response.streaming
             and not response.cookies
             and not response.has_header("Set-Cookie")
-            # A page that read the session or made a CSRF token is personal.
-            and not (session is not None and session.accessed)
+            # Without a session cookie the session is empty, so reading it
+            # (auditlog's middleware reads the user) is harmless; writing it,
+            # or making a CSRF token, makes the page personal.
+            and not (session is not None and session.modified)
             and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
             and "private" not in response.get("Cache-Control", "")
         )
