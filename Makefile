@@ -54,5 +54,9 @@ BENCH_DOCUMENTS ?= 100000
 bench-export: $(VENV)/.installed-dev
 	$(BIN)/python bench/export_bench.py --documents $(BENCH_DOCUMENTS)
 
+## bench-serve: the serving benchmark on PostgreSQL and Redis (bench/results/serving.md)
+bench-serve: $(VENV)/.installed-dev
+	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
