@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint format migrate clean bench-export bench-load
+.PHONY: run serve test lint format migrate clean bench-export bench-serve bench-load
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,17 @@ run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py import_index --if-empty $(SEED)
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST)
+
+## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
+## DEBUG off, persistent connections; the shared cache from $$REDIS_URL
+SERVE_BIND ?= 127.0.0.1:8000
+SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60}
+serve: $(VENV)/.installed
+	$(SERVE_ENV) $(BIN)/python manage.py collectstatic --no-input --verbosity 0
+	$(SERVE_ENV) $(BIN)/python manage.py migrate --no-input
+	$(SERVE_ENV) $(BIN)/python manage.py expire_pages
+	$(SERVE_ENV) exec $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
+		--workers $${WEB_CONCURRENCY:-2} --access-logfile -
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default)
 test: $(VENV)/.installed-dev
@@ -42,6 +53,10 @@ format: $(VENV)/.installed-dev
 BENCH_DOCUMENTS ?= 100000
 bench-export: $(VENV)/.installed-dev
 	$(BIN)/python bench/export_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-serve: the serving benchmark on PostgreSQL and Redis (bench/results/serving.md)
+bench-serve: $(VENV)/.installed-dev
+	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped (bench/results/load.md)
 bench-load: $(VENV)/.installed-dev

@@ -5,6 +5,12 @@ DATABASE_URL  database to use; defaults to an SQLite file in the checkout,
 SECRET_KEY    required in production; a development key is used when unset
 DEBUG         "1", "true" or "yes" to turn on debug mode (off by default)
 ALLOWED_HOSTS comma-separated host names
+CONN_MAX_AGE  seconds a database connection is kept (checked before reuse)
+REDIS_URL     shared cache, e.g. redis://127.0.0.1:6379/0; local memory if unset
+CACHE_KEY_PREFIX  prefix of this site's keys in the shared cache
+PAGE_CACHE    cache public pages for anonymous readers; on when REDIS_URL is set
+PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
+              it at once whatever this says)
 """
 
 import os
@@ -54,6 +60,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files, hashed and compressed, before anything touches the session.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -63,8 +71,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    # Last, as django-axes asks: it answers a locked-out login.
+    # After authentication, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
+    # Last, so a cached page goes out through every middleware above (issue 6).
+    "catalogue.caching.PublicPageCacheMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -126,7 +136,31 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# `make serve` runs collectstatic: names carry a hash of the contents, so
+# WhiteNoise serves them compressed with a year's cache lifetime.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# One cache shared by every instance (issue 6); each process's own memory when
+# REDIS_URL is unset, which is only safe with a single process.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+PAGE_CACHE = env_bool("PAGE_CACHE", default=bool(REDIS_URL))
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", str(24 * 3600)))
 
 TAGGIT_CASE_INSENSITIVE = True
 

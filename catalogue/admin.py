@@ -5,14 +5,17 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
+from taggit import admin as taggit_admin
+from taggit.models import Tag
 
-from catalogue import admin_exports, services
+from catalogue import admin_exports, caching, services
 from catalogue.admin_forms import DocumentActionForm, DocumentForm
 from catalogue.models import (
     BrokenReference,
@@ -24,20 +27,50 @@ from catalogue.models import (
     Revision,
     Topic,
 )
+from catalogue.paginators import EstimatedCountPaginator
 from catalogue.references import resolve
 from catalogue.resources import DocumentImportMixin, TopicImportMixin
 from catalogue.versions import version_comparison
 
 
+class ExpiresPagesOnImportMixin:
+    def process_result(self, result, request):
+        # django-import-export calls this after a confirmed CSV import only:
+        # many rows changed, so every cached page is expired (issue 6).
+        caching.expire_everything()
+        return super().process_result(result, request)
+
+
+class ExpiresPagesMixin(ExpiresPagesOnImportMixin):
+    """Saved straight from the admin, not through a service: a registry, a
+    topic, the preface, a tag. Their names and texts show on most public
+    pages and they change rarely, so every cached page is expired (issue 6).
+    Done here, explicitly, rather than in a signal."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        caching.expire_everything()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        caching.expire_everything()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        caching.expire_everything()
+
+
 @admin.register(Registry)
-class RegistryAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class RegistryAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["prefix", "name", "last_number"]
     readonly_fields = ["last_number"]
     search_fields = ["prefix", "name"]
 
 
 @admin.register(Topic)
-class TopicAdmin(TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class TopicAdmin(
+    ExpiresPagesMixin, TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]
     list_filter = ["flavour"]
@@ -89,12 +122,15 @@ class QueueFilter(admin.SimpleListFilter):
     }
 
     def lookups(self, request, model_admin):
-        counts = Document.objects.aggregate(
-            **{
-                key: Count("pk", filter=condition, distinct=True)
-                for key, (_, condition) in self.QUEUES.items()
-            }
-        )
+        # Three counts, each answered from an index (topic, status, the
+        # pending revisions' own), not one pass over every document (issue 6).
+        counts = {
+            "unfiled": Document.objects.unfiled().count(),
+            "in_review": Document.objects.filter(
+                status=Document.Status.IN_REVIEW
+            ).count(),
+            "pending": Revision.objects.filter(status=Revision.Status.PENDING).count(),
+        }
         return [
             (key, f"{label} ({counts[key]})") for key, (label, _) in self.QUEUES.items()
         ]
@@ -102,6 +138,27 @@ class QueueFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if self.value() in self.QUEUES:
             return queryset.filter(self.QUEUES[self.value()][1]).distinct()
+        return queryset
+
+
+class DecadeFilter(admin.SimpleListFilter):
+    """The citation's year by decade: offered without reading every row, where
+    a list of the distinct years would (issue 6)."""
+
+    title = "year"
+    parameter_name = "decade"
+    FIRST = 1950
+
+    def lookups(self, request, model_admin):
+        last = timezone.now().year // 10 * 10
+        return [
+            (str(decade), f"{decade}s") for decade in range(last, self.FIRST - 1, -10)
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() and self.value().isdigit():
+            decade = int(self.value())
+            return queryset.filter(year__gte=decade, year__lt=decade + 10)
         return queryset
 
 
@@ -124,7 +181,12 @@ IDENTIFIER_SEARCH_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*?)[\s-]*0*(\d+)\s*")
 
 
 @admin.register(Document)
-class DocumentAdmin(DocumentImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class DocumentAdmin(
+    ExpiresPagesOnImportMixin,
+    DocumentImportMixin,
+    AuditlogHistoryAdminMixin,
+    admin.ModelAdmin,
+):
     form = DocumentForm
     action_form = DocumentActionForm
     change_form_template = "admin/catalogue/document/change_form.html"
@@ -138,11 +200,24 @@ class DocumentAdmin(DocumentImportMixin, AuditlogHistoryAdminMixin, admin.ModelA
         "updated_at",
     ]
     list_display_links = ["identifier_label", "title"]
-    list_filter = [QueueFilter, "status", "registry", "topic", "year", "tags"]
+    # The last-changed date as a filter, not a date hierarchy: the hierarchy
+    # reads every row's date on every view (issue 6).
+    list_filter = [
+        QueueFilter,
+        "status",
+        "registry",
+        "topic",
+        DecadeFilter,
+        "tags",
+        "updated_at",
+    ]
     list_select_related = ["registry", "topic"]
     search_fields = ["title", "authors", "source_identifier", "citation_note"]
-    date_hierarchy = "updated_at"
-    ordering = ["registry__prefix", "number"]
+    # The unique (registry, number) index gives the first page without sorting
+    # the table, and an estimate stands in for counting it (issue 6).
+    ordering = ["registry", "number"]
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
     empty_value_display = "Unfiled"
     autocomplete_fields = ["topic", "superseded_by"]
     actions = [
@@ -473,6 +548,7 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
         services.set_supersedes(
             record=obj, superseded=form.cleaned_data["supersedes"], user=request.user
         )
+        caching.decision_changed(obj)
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):
@@ -483,7 +559,7 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Preface)
-class PrefaceAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class PrefaceAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["heading", "updated_at"]
 
     def has_add_permission(self, request):
@@ -529,3 +605,12 @@ class BrokenReferenceAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+# taggit's own admin renames and deletes tags, which public pages print.
+admin.site.unregister(Tag)
+
+
+@admin.register(Tag)
+class TagAdmin(ExpiresPagesMixin, taggit_admin.TagAdmin):
+    pass

@@ -17,6 +17,8 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
+from catalogue import caching
+
 FORMAT = "anthology-record"
 VERSION = 1
 
@@ -116,6 +118,7 @@ def import_record(stream):
             )
     counts = {}
     with transaction.atomic():
+        caching.expire_everything()
         with connection.constraint_checks_disabled():
             objects = serializers.deserialize(
                 "python", data["objects"], handle_forward_references=True

@@ -14,6 +14,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from catalogue import caching
 from catalogue.decisions import DecisionImportError, DecisionProblem, parse_folder
 from catalogue.models import (
     DecisionRecord,
@@ -297,6 +298,9 @@ def publish(*, document, user, note=""):
                 document.version = document.versions.first().number + 1
             document.save()
             record_references(documents=[document])
+            # A new public document changes its registry's total, printed on
+            # every topic page, and may bring a tag into the public filters.
+            caching.document_changed(document, listing=True)
             return record_version(
                 document=document, user=user, note=note, published_at=now
             )
@@ -307,6 +311,8 @@ def publish(*, document, user, note=""):
                 code="nothing_to_publish",
             )
         raises = revision.content() != document.content()
+        before = caching.document_before(document)
+        tags_change = sorted(revision.tag_names) != sorted(document.tags.names())
         revision.applied_to(document)
         if raises:
             document.version += 1
@@ -318,6 +324,7 @@ def publish(*, document, user, note=""):
         if note:
             revision.note = note
         revision.save()
+        caching.document_changed(document, before=before, listing=tags_change)
         if not raises:
             return None
         return record_version(
@@ -350,6 +357,7 @@ def withdraw(*, document, user, note=""):
             )
         document.status = Document.Status.WITHDRAWN
         document.save(update_fields=["status", "updated_at"])
+        caching.document_changed(document)
     return document
 
 
@@ -373,6 +381,7 @@ def supersede(*, document, successor, user):
         document.status = Document.Status.SUPERSEDED
         document.superseded_by = successor
         document.save(update_fields=["status", "superseded_by", "updated_at"])
+        caching.document_changed(document)
     return document
 
 
@@ -398,6 +407,7 @@ def publish_decision(*, record, user):
         if record.published_at is None:
             record.published_at, record.published_by = timezone.now(), user
             record.save(update_fields=["published_at", "published_by", "updated_at"])
+            caching.decision_changed(record)
     return record
 
 
@@ -422,10 +432,12 @@ def set_supersedes(*, record, superseded, user):
                 other.superseded_by = record
                 other.status = DecisionRecord.Status.SUPERSEDED
                 other.save()
+                caching.decision_changed(other)
             elif other.pk not in superseded:
                 other.superseded_by = None
                 other.status = DecisionRecord.Status.ACCEPTED
                 other.save()
+                caching.decision_changed(other)
 
 
 @dataclass
@@ -470,6 +482,8 @@ def import_index_page(page, *, source=""):
     report = ImportReport()
     note = f"Imported from {source}" if source else "Imported"
     with transaction.atomic():
+        # A page brings a preface, a topic, registries and many documents.
+        caching.expire_everything()
         _import_preface(page, report)
         registries = _import_registries(page, report)
         topic = _import_topic(page, report)
@@ -683,6 +697,7 @@ def import_decisions(folder):
     records, problems = parse_folder(folder)
     report = ImportReport()
     with transaction.atomic():
+        caching.expire_everything()
         existing = {
             record.number: record
             for record in DecisionRecord.objects.select_for_update()

@@ -1,6 +1,9 @@
 from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.views.generic import DetailView, ListView, TemplateView
 from taggit.models import Tag
 
@@ -8,7 +11,7 @@ from catalogue import search
 from catalogue.citation_formats import citation_response
 from catalogue.filters import DocumentFilter
 from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
-from catalogue.references import resolve
+from catalogue.references import link_names, resolve
 from catalogue.versions import version_comparison
 
 # A topic page shows all its rows on one page, as the record always has;
@@ -38,6 +41,36 @@ class IndexView(TemplateView):
             unfiled_counts=sorted(counts.get(None, {}).items()),
             **kwargs,
         )
+
+
+def document_rows(documents, references):
+    """The table rows of ``catalogue/_document_table.html``, as one piece of HTML.
+
+    A topic page lists up to 1,000 rows: built here with one ``format_html``
+    each, the URL reversed once and the status labels translated once, they
+    cost a fraction of the same loop in the template (issue 6).
+    """
+    sample = "X-000"
+    head, tail = reverse("catalogue:document-detail", args=[sample]).split(sample)
+    statuses = {value: str(label) for value, label in Document.Status.choices}
+    return mark_safe(  # Every row is built by format_html.
+        "".join(
+            format_html(
+                '<tr>\n      <td class="label"><a href="{}{}{}">{}</a></td>\n'
+                '      <td class="title">{}</td>\n'
+                '      <td class="summary">{}</td>\n'
+                '      <td class="status">{}</td>\n    </tr>\n    ',
+                head,
+                document.identifier,
+                tail,
+                document.label,
+                document.title,
+                link_names(document.summary_with_citation, references),
+                statuses[document.status],
+            )
+            for document in documents
+        )
+    )
 
 
 class DocumentListView(ListView):
@@ -71,6 +104,7 @@ class DocumentListView(ListView):
         context["references"] = resolve(
             [document.summary_with_citation for document in context["documents"]]
         )
+        context["rows"] = document_rows(context["documents"], context["references"])
         context["filter"] = self.filter
         context["is_filtered"] = any(
             self.request.GET.get(name) for name in self.filter.filters

@@ -4,7 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
+from django.test import override_settings
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
 
@@ -89,3 +91,31 @@ def editorial_groups(transactional_db):
             ("catalogue", "0003_editorial_groups")
         )
         migration.create_groups(state.apps, None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def serving_settings():
+    """Tests read static files from their sources (no collectstatic), cache in
+    their own process's memory whatever REDIS_URL says (so a run never touches
+    a shared Redis), and cache public pages as production does (issue 6)."""
+    with override_settings(
+        STORAGES={
+            "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+            "staticfiles": {
+                "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+            },
+        },
+        CACHES={
+            "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        },
+        PAGE_CACHE=True,
+    ):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Every test starts with nothing cached."""
+    cache.clear()
+    yield
+    cache.clear()

@@ -13,6 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
+from catalogue import caching
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.services import record_number
 
@@ -96,6 +97,7 @@ class Command(BaseCommand):
     def handle(self, *args, documents, seed, **options):
         rng = random.Random(seed)
         with transaction.atomic():
+            caching.expire_everything()
             registries = [self.registry(prefix, name) for prefix, name in REGISTRIES]
             topics = self.topics()
             tags = [

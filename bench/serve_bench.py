@@ -1,0 +1,446 @@
+"""Benchmark of serving (issue 6), on PostgreSQL and Redis.
+
+    make bench-serve                        # 100,000 sample documents
+    make bench-serve BENCH_DOCUMENTS=20000
+
+Fills its own database (BENCH_SERVE_DATABASE_URL, default
+anthology_bench_serve) with generate_sample in steps (50, 1,000, a tenth,
+all), measuring at each step what the issue compares, and prints every figure
+as a ratio of two timings taken in this one run:
+
+- a topic page of 1,000 rows rendered uncached, against fetching the same
+  rows with plain psycopg and joining them into HTML;
+- that page from the cache through gunicorn, requests per second against a
+  static file of the same bytes served by the same gunicorn and WhiteNoise;
+- a 304 answer against a full uncached render, through gunicorn;
+- a full-text search against the same search with the vector computed at
+  query time; its 95th percentile at all documents against a tenth; the plan;
+- the admin document list at all documents against 1,000;
+- queries per page type at 50 documents and at all.
+
+Gunicorn listens on 127.0.0.1:8036, Redis DB 7 under a prefix of this run's.
+The figures go to bench/results/serving.md.
+"""
+
+import argparse
+import html
+import http.client
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "serving.md"
+PORT = 8036
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_serve"
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
+PREFIX = f"anthology-bench-{uuid.uuid4().hex[:8]}"
+STATIC_ROOT = Path(tempfile.mkdtemp(prefix="anthology-bench-static-"))
+
+os.environ["DATABASE_URL"] = os.environ.get("BENCH_SERVE_DATABASE_URL", DEFAULT_URL)
+os.environ["DJANGO_SETTINGS_MODULE"] = "anthology.settings"
+os.environ["ALLOWED_HOSTS"] = "127.0.0.1,testserver"
+os.environ["STATIC_ROOT"] = str(STATIC_ROOT)
+os.environ["REDIS_URL"] = REDIS_URL
+os.environ["CACHE_KEY_PREFIX"] = PREFIX
+os.environ["DEBUG"] = "0"
+sys.path.insert(0, str(ROOT))
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
+from django.contrib.postgres.search import SearchQuery, SearchVector  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from catalogue.models import Document, Topic  # noqa: E402
+
+SEARCHES = ["gradient compression", "sparse attention", "federated robust"]
+SEARCHES += ["pipeline parallelism", "memory checkpointing", "quantised inference"]
+
+
+def ensure_database():
+    import psycopg
+
+    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
+    with psycopg.connect(
+        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
+    ) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
+    call_command("migrate", verbosity=0)
+
+
+def grow_to(n):
+    have = Document.objects.count()
+    if n > have:
+        started = time.perf_counter()
+        call_command("generate_sample", documents=n - have, seed=n, verbosity=0)
+        print(f"generate_sample to {n:,}: {time.perf_counter() - started:.1f} s")
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def timed(fn, runs=7):
+    """Median seconds of ``runs`` calls, after one to warm up."""
+    fn()
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def busiest_topic():
+    return (
+        Topic.objects.filter(slug__startswith="sample-topic-")
+        .order_by("position")
+        .first()
+    )
+
+
+def uncached_client():
+    settings.PAGE_CACHE = False
+    return Client()
+
+
+# Figures
+
+
+def topic_page_against_psycopg(topic):
+    client = uncached_client()
+    path = topic.get_absolute_url()
+    assert client.get(path).status_code == 200
+    django_time = timed(lambda: client.get(path))
+    sql = """
+        SELECT r.prefix, d.number, d.version, d.title, d.authors, d.year,
+               d.source_identifier, d.citation_note, d.summary, d.status
+        FROM catalogue_document d JOIN catalogue_registry r ON r.id = d.registry_id
+        WHERE d.topic_id = %s AND d.status IN ('active', 'superseded', 'withdrawn')
+        ORDER BY r.prefix, d.number LIMIT 1000
+    """
+    import psycopg
+
+    dsn = "host=127.0.0.1 user=postgres dbname=" + connection.settings_dict["NAME"]
+    with psycopg.connect(dsn) as conn:
+
+        def plain():
+            rows = conn.execute(sql, [topic.pk]).fetchall()
+            e = html.escape
+            out = []
+            for (
+                prefix,
+                number,
+                version,
+                title,
+                authors,
+                year,
+                ident,
+                note,
+                s,
+                st,
+            ) in rows:
+                label = f"{prefix}-{number:03d}" + (
+                    f" v{version}" if version > 1 else ""
+                )
+                cite = f"{authors} ({year})" + (f", {ident}" if ident else "")
+                out.append(
+                    f'<tr><td><a href="/{prefix}-{number:03d}/">{e(label)}</a></td>'
+                    f"<td>{e(title)}</td><td>{e(cite)} {e(note)}. {e(s)}</td>"
+                    f"<td>{e(st)}</td></tr>"
+                )
+            return len(rows), "".join(out)
+
+        count, _ = plain()
+        plain_time = timed(plain)
+    return django_time, plain_time, count
+
+
+class Server:
+    def __enter__(self):
+        self.process = subprocess.Popen(
+            [
+                str(ROOT / ".venv" / "bin" / "gunicorn"),
+                "anthology.wsgi",
+                "--bind",
+                f"127.0.0.1:{PORT}",
+                "--workers",
+                "2",
+            ],
+            cwd=ROOT,
+            env={**os.environ, "PAGE_CACHE": "1"},
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(200):
+            try:
+                http.client.HTTPConnection("127.0.0.1", PORT).connect()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("gunicorn did not start")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def get(path, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+    conn.request("GET", path, headers=headers or {})
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response.status, dict(response.getheaders()), body
+
+
+def throughput(path, headers=None, seconds=4.0, threads=2):
+    """Requests per second from ``threads`` clients, one connection each."""
+    done = []
+    stop = time.perf_counter() + seconds
+
+    def work():
+        n = 0
+        while time.perf_counter() < stop:
+            get(path, headers)
+            n += 1
+        done.append(n)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sum(done) / (time.perf_counter() - started)
+
+
+def served_figures(topic):
+    path = topic.get_absolute_url()
+    page = Client().get(path).content  # The cache is off in this process.
+    (STATIC_ROOT / "bench-page.html").write_bytes(page)
+    with Server():
+        status, headers, body = get(path)
+        assert status == 200, status
+        etag = headers["ETag"]
+        assert get(path, {"If-None-Match": etag})[0] == 304
+        static = "/static/bench-page.html"
+        assert get(static)[0] == 200
+        cached_rps = throughput(path)
+        static_rps = throughput(static)
+        not_modified_rps = throughput(path, {"If-None-Match": etag})
+        # A session cookie (of nobody) makes every request a live render.
+        live_rps = throughput(path, {"Cookie": "sessionid=none"}, seconds=6)
+    return len(body), cached_rps, static_rps, not_modified_rps, live_rps
+
+
+def search_times(queryset_for, runs=5):
+    times = []
+    for query in SEARCHES:
+        for _ in range(runs):
+            started = time.perf_counter()
+            list(queryset_for(query)[:50])
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def indexed(query):
+    q = SearchQuery(query, search_type="websearch", config="english")
+    return Document.objects.public().filter(search_vector=q).values_list("pk")
+
+
+def computed(query):
+    q = SearchQuery(query, search_type="websearch", config="english")
+    vector = SearchVector(
+        "title",
+        "authors",
+        "source_identifier",
+        "citation_note",
+        "summary",
+        config="english",
+    )
+    return Document.objects.public().annotate(v=vector).filter(v=q).values_list("pk")
+
+
+def p95(times):
+    return statistics.quantiles(times, n=20)[-1]
+
+
+def admin_list_time():
+    user, _ = User.objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = uncached_client()
+    client.force_login(user)
+    path = "/admin/catalogue/document/"
+    assert client.get(path).status_code == 200
+    return timed(lambda: client.get(path))
+
+
+def query_counts(topic):
+    client = uncached_client()
+    document = Document.objects.public().filter(topic=topic).first()
+    pages = {
+        "full index": "/",
+        "topic": topic.get_absolute_url(),
+        "unfiled": "/unfiled/",
+        "registry": "/registries/SLIT/",
+        "document": document.get_absolute_url(),
+        "search": "/search/?q=gradient",
+        "feed": "/feed/",
+    }
+    counts = {}
+    for name, path in pages.items():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(path).status_code == 200, path
+        counts[name] = len(queries)
+    admin = User.objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )[0]
+    client.force_login(admin)
+    client.get("/admin/")
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/admin/catalogue/document/")
+    counts["admin document list"] = len(queries)
+    return counts
+
+
+def explain(query):
+    with connection.cursor() as cursor:
+        sql, params = indexed(query).query.sql_with_params()
+        cursor.execute("EXPLAIN " + sql, params)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--documents", type=int, default=100_000)
+    n = parser.parse_args().documents
+    tenth = max(n // 10, 1000)
+    ensure_database()
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+    grow_to(50)
+    topic = busiest_topic()
+    small_counts = query_counts(topic)
+    grow_to(1000)
+    admin_small = admin_list_time()
+    grow_to(tenth)
+    search_small = search_times(indexed)
+    grow_to(n)
+    big_counts = query_counts(topic)
+    admin_big = admin_list_time()
+    search_big = search_times(indexed)
+    search_computed = search_times(computed, runs=1)
+    plan = explain(SEARCHES[0])
+    django_time, plain_time, rows = topic_page_against_psycopg(topic)
+    size, cached_rps, static_rps, not_modified_rps, live_rps = served_figures(topic)
+
+    median_indexed = statistics.median(search_big)
+    median_computed = statistics.median(search_computed)
+    figures = [
+        (
+            f"topic page of {rows:,} rows uncached vs plain psycopg + joined HTML",
+            f"{django_time * 1000:.1f} ms vs {plain_time * 1000:.1f} ms",
+            f"{django_time / plain_time:.1f}×",
+            "≤ 5×",
+        ),
+        (
+            f"that page ({size:,} bytes) from the cache vs a static file of the "
+            "same bytes, gunicorn + WhiteNoise",
+            f"{cached_rps:,.0f} vs {static_rps:,.0f} requests/s",
+            f"{cached_rps / static_rps:.2f}×",
+            "≥ 0.8×",
+        ),
+        (
+            "304 answer vs full uncached render, through gunicorn",
+            f"{not_modified_rps:,.0f} vs {live_rps:,.0f} requests/s",
+            f"{not_modified_rps / live_rps:.1f}×",
+            "≥ 10×",
+        ),
+        (
+            f"full-text search at {n:,}: indexed vector vs computed at query time "
+            "(median)",
+            f"{median_indexed * 1000:.1f} ms vs {median_computed * 1000:.1f} ms",
+            f"{median_indexed / median_computed:.3f}×",
+            "≤ 0.1×",
+        ),
+        (
+            f"search 95th percentile at {n:,} vs {tenth:,} documents",
+            f"{p95(search_big) * 1000:.1f} ms vs {p95(search_small) * 1000:.1f} ms",
+            f"{p95(search_big) / p95(search_small):.2f}×",
+            "≤ 1.5×",
+        ),
+        (
+            f"admin document list at {n:,} vs 1,000 documents",
+            f"{admin_big * 1000:.1f} ms vs {admin_small * 1000:.1f} ms",
+            f"{admin_big / admin_small:.2f}×",
+            "≤ 2×",
+        ),
+    ]
+    figures.extend(
+        (
+            f"queries: {name}, at 50 vs {n:,} documents",
+            f"{small_counts[name]} vs {big_counts[name]}",
+            "equal" if small_counts[name] == big_counts[name] else "DIFFERENT",
+            "equal",
+        )
+        for name in small_counts
+    )
+    report(n, figures, plan)
+    cleanup_redis()
+
+
+def cleanup_redis():
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(f"{PREFIX}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+def report(n, figures, plan):
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, PostgreSQL "
+        f"{connection.cursor().connection.info.server_version}, "
+        f"gunicorn 2 sync workers, Redis at {REDIS_URL}"
+    )
+    lines = [
+        "# Serving benchmark (issue 6)",
+        "",
+        f"Sample record: {n:,} generated documents on PostgreSQL. Machine: "
+        f"{machine}. Written by `make bench-serve`; each ratio compares two "
+        "timings taken in the same run.",
+        "",
+        "| figure | measured | ratio | target |",
+        "|---|---|---|---|",
+        *(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in figures),
+        "",
+        f"Plan of the search “{SEARCHES[0]}”:",
+        "",
+        "```",
+        plan,
+        "```",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

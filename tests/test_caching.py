@@ -1,0 +1,432 @@
+"""Public pages cached for anonymous readers, and never stale (issue 6).
+
+Changes go through the services, which expire pages once their transaction
+commits: ``committed`` runs those on-commit callbacks, as a real commit would.
+A page served from the cache costs no SQL query, which is how these tests
+tell a cached page (warm) from a rendered one.
+"""
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from catalogue import caching, services
+from catalogue.models import Preface
+from tests.factories import (
+    PASSWORD,
+    DecisionRecordFactory,
+    DocumentFactory,
+    TopicFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def publisher():
+    return UserFactory(publisher=True)
+
+
+@pytest.fixture
+def record(publisher):
+    """Three topics; LIT-004 filed under the first, LIT-007 under the third."""
+    first = TopicFactory(name="Distributed optimization", slug="distributed")
+    second = TopicFactory(name="Evaluation", slug="evaluation")
+    third = TopicFactory(name="Architectures", slug="architectures")
+    document = DocumentFactory(number=4, topic=first, draft=True, title="Old title")
+    services.publish(document=document, user=publisher)
+    other = DocumentFactory(number=7, topic=third, title="Unrelated work")
+    document.refresh_from_db()
+    return {
+        "first": first,
+        "second": second,
+        "third": third,
+        "document": document,
+        "other": other,
+    }
+
+
+def is_warm(client, path, django_assert_num_queries):
+    """The anonymous page comes from the cache: not one query."""
+    with django_assert_num_queries(0):
+        response = client.get(path)
+    assert response.status_code == 200
+    return response
+
+
+def text_of(client, path):
+    response = client.get(path)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_second_anonymous_request_is_served_from_the_cache(
+    client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    first = client.get(path)
+
+    second = is_warm(client, path, django_assert_num_queries)
+
+    assert second.content == first.content
+    assert second["Content-Type"] == first["Content-Type"]
+
+
+def test_publishing_a_revision_refreshes_its_page_topic_index_and_feeds(
+    client, record, publisher, committed, django_assert_num_queries
+):
+    document = record["document"]
+    pages = [
+        document.get_absolute_url(),
+        record["first"].get_absolute_url(),
+        reverse("catalogue:registry-detail", args=["LIT"]),
+        reverse("catalogue:feed"),
+        reverse("catalogue:topic-feed", args=["distributed"]),
+        reverse("catalogue:search") + "?q=title",
+    ]
+    for path in pages:
+        assert "New title" not in text_of(client, path)
+    third = record["third"].get_absolute_url()
+    text_of(client, third)
+
+    with committed():
+        services.edit_document(
+            document=document, user=publisher, changes={"title": "New title"}
+        )
+        services.publish(document=document, user=publisher)
+
+    for path in pages:
+        assert "New title" in text_of(client, path), path
+    is_warm(client, third, django_assert_num_queries)
+
+
+def test_refiling_refreshes_the_old_and_new_topic_and_leaves_others_warm(
+    client, record, publisher, committed, django_assert_num_queries
+):
+    document = record["document"]
+    old, new = record["first"].get_absolute_url(), record["second"].get_absolute_url()
+    unrelated = record["third"].get_absolute_url()
+    for path in (old, new, unrelated, reverse("catalogue:index")):
+        text_of(client, path)
+    assert "Old title" in text_of(client, old)
+
+    with committed():
+        services.edit_document(
+            document=document, user=publisher, changes={"topic": record["second"]}
+        )
+        services.publish(document=document, user=publisher)
+
+    assert "Old title" not in text_of(client, old)
+    assert "Old title" in text_of(client, new)
+    assert "Evaluation" in text_of(client, document.get_absolute_url())
+    is_warm(client, unrelated, django_assert_num_queries)
+
+
+def test_a_pending_revision_changes_no_cached_page(
+    client, record, publisher, committed, django_assert_num_queries
+):
+    path = record["document"].get_absolute_url()
+    text_of(client, path)
+
+    with committed():
+        services.edit_document(
+            document=record["document"],
+            user=publisher,
+            changes={"title": "Unpublished title"},
+        )
+
+    response = is_warm(client, path, django_assert_num_queries)
+    assert "Unpublished title" not in response.content.decode()
+    cache.clear()
+    assert "Unpublished title" not in text_of(client, path)
+
+
+def test_first_publication_shows_everywhere_and_updates_every_topic_total(
+    client, record, publisher, committed
+):
+    draft = DocumentFactory(number=9, topic=record["second"], draft=True, title="Fresh")
+    unrelated = record["third"].get_absolute_url()
+    pages = [
+        reverse("catalogue:index"),
+        record["second"].get_absolute_url(),
+        reverse("catalogue:feed"),
+        reverse("catalogue:registry-detail", args=["LIT"]),
+    ]
+    for path in pages:
+        assert "Fresh" not in text_of(client, path)
+    assert "1 of 2 LIT documents" in text_of(client, unrelated)
+    assert client.get(draft.get_absolute_url()).status_code == 404
+
+    with committed():
+        services.publish(document=draft, user=publisher)
+
+    assert "Fresh" in text_of(client, draft.get_absolute_url())
+    for path in pages[1:]:
+        assert "Fresh" in text_of(client, path), path
+    assert "1 LIT" in text_of(client, reverse("catalogue:index"))
+    # Every topic page prints its registry's total, so every one is fresh.
+    assert "1 of 3 LIT documents" in text_of(client, unrelated)
+
+
+def test_withdrawing_refreshes_the_pages_that_link_to_the_document(
+    client, record, publisher, committed
+):
+    citing = DocumentFactory(
+        number=12, topic=record["third"], summary="Builds on LIT-004."
+    )
+    services.record_references(documents=[citing])
+    own = record["document"].get_absolute_url()
+    linking = [citing.get_absolute_url(), record["third"].get_absolute_url()]
+    assert "Withdrawn:" not in text_of(client, own)
+    for path in linking:
+        assert "reference-retired" not in text_of(client, path)
+
+    with committed():
+        services.withdraw(document=record["document"], user=publisher)
+
+    assert "Withdrawn:" in text_of(client, own)
+    for path in linking:
+        assert "reference-retired" in text_of(client, path), path
+
+
+def test_superseding_refreshes_the_superseded_page(
+    client, record, publisher, committed
+):
+    path = record["document"].get_absolute_url()
+    assert "Superseded by" not in text_of(client, path)
+
+    with committed():
+        services.supersede(
+            document=record["document"], successor=record["other"], user=publisher
+        )
+
+    assert "Superseded by" in text_of(client, path)
+
+
+def test_editing_a_topic_in_the_admin_refreshes_its_pages(
+    client, record, publisher, committed
+):
+    topic = record["first"]
+    pages = [
+        topic.get_absolute_url(),
+        reverse("catalogue:index"),
+        record["document"].get_absolute_url(),
+    ]
+    for path in pages:
+        text_of(client, path)
+    editor = UserFactory(is_superuser=True)
+    staff = client.__class__()
+    staff.force_login(editor)
+
+    with committed():
+        response = staff.post(
+            reverse("admin:catalogue_topic_change", args=[topic.pk]),
+            {
+                "name": "Parallel training",
+                "slug": topic.slug,
+                "scope": topic.scope,
+                "flavour": topic.flavour,
+                "position": topic.position,
+            },
+        )
+    assert response.status_code == 302
+
+    for path in pages:
+        assert "Parallel training" in text_of(client, path), path
+
+
+def test_editing_the_preface_in_the_admin_refreshes_the_pages_it_opens(
+    client, record, committed
+):
+    Preface.objects.create(heading="Topics", text="The kinds of claim.")
+    pages = [reverse("catalogue:index"), record["first"].get_absolute_url()]
+    for path in pages:
+        text_of(client, path)
+    staff = client.__class__()
+    staff.force_login(UserFactory(is_superuser=True))
+
+    with committed():
+        staff.post(
+            reverse("admin:catalogue_preface_change", args=[1]),
+            {"heading": "Topics", "text": "The kinds of claim, revised."},
+        )
+
+    for path in pages:
+        assert "revised" in text_of(client, path), path
+
+
+def test_publishing_a_decision_refreshes_the_decisions_and_what_names_it(
+    client, record, publisher, committed
+):
+    decision = DecisionRecordFactory(number=26, draft=True, title="One axis")
+    naming = DocumentFactory(number=15, topic=record["third"], summary="See ADR-026.")
+    services.record_references(documents=[naming])
+    pages = [
+        reverse("catalogue:decision-list"),
+        naming.get_absolute_url(),
+        record["third"].get_absolute_url(),
+    ]
+    for path in pages:
+        assert 'href="/decisions/ADR-026/"' not in text_of(client, path)
+
+    with committed():
+        services.publish_decision(record=decision, user=publisher)
+
+    for path in pages:
+        assert 'href="/decisions/ADR-026/"' in text_of(client, path), path
+
+
+def test_an_editors_view_is_live_private_and_never_served_to_readers(
+    client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    editor = UserFactory(editor=True)
+    signed_in = client.post(
+        "/admin/login/", {"username": editor.username, "password": PASSWORD}
+    )
+    assert signed_in.status_code == 302
+
+    first = client.get(path)
+    with CaptureQueriesContext(connection) as live:
+        second = client.get(path)
+
+    assert len(live) > 0
+    assert "private" in second["Cache-Control"]
+    assert "ETag" not in first
+    client.logout()
+    reader = client.__class__()
+    reader.get(path)  # A reader's first visit renders: the editor's was not kept.
+    is_warm(reader, path, django_assert_num_queries)
+
+
+def test_a_rolled_back_change_expires_nothing(
+    admin_client, client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    text_of(client, path)
+    draft = DocumentFactory(number=30, draft=True)
+
+    # Withdrawing a draft is refused, so the bulk action changes nothing.
+    admin_client.post(
+        reverse("admin:catalogue_document_changelist"),
+        {"action": "withdraw_action", "_selected_action": [draft.pk]},
+    )
+
+    is_warm(client, path, django_assert_num_queries)
+
+
+def test_a_lost_generation_makes_pages_miss_never_serve_old_ones(client, record):
+    path = record["first"].get_absolute_url()
+    text_of(client, path)
+
+    cache.delete("gen:record")  # As if evicted, or Redis restarted empty.
+
+    with CaptureQueriesContext(connection) as rendered:
+        client.get(path)
+    assert len(rendered) > 0
+
+
+# Conditional requests
+
+
+def test_a_matching_etag_is_answered_304_without_a_query(
+    client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    etag = client.get(path)["ETag"]
+
+    with django_assert_num_queries(0):
+        response = client.get(path, headers={"If-None-Match": etag})
+
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response["ETag"] == etag
+
+
+def test_after_a_change_the_old_etag_gets_the_new_page(
+    client, record, publisher, committed
+):
+    path = record["first"].get_absolute_url()
+    etag = client.get(path)["ETag"]
+
+    with committed():
+        services.withdraw(document=record["document"], user=publisher)
+    response = client.get(path, headers={"If-None-Match": etag})
+
+    assert response.status_code == 200
+    assert response["ETag"] != etag
+    assert "Withdrawn" in response.content.decode()
+
+
+def test_last_modified_is_the_newest_change_and_answers_if_modified_since(
+    client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    scopes = ["record", "listing", "topic:distributed"]
+    # Generations minted in the past (milliseconds since the epoch).
+    for n, scope in enumerate(scopes):
+        cache.set(f"gen:{scope}", f"{1_700_000_000_000 + n * 1000}.test", None)
+
+    response = client.get(path)
+    assert response["Last-Modified"] == "Tue, 14 Nov 2023 22:13:22 GMT"
+
+    with django_assert_num_queries(0):
+        again = client.get(
+            path, headers={"If-Modified-Since": response["Last-Modified"]}
+        )
+    assert again.status_code == 304
+    earlier = client.get(path, headers={"If-Modified-Since": "Tue, 14 Nov 2023"})
+    assert earlier.status_code == 200
+
+
+def test_a_change_within_the_second_sends_no_last_modified(client, record):
+    # Its date could equal that of a change later in the same second.
+    caching._expire_now(["record"])
+
+    response = client.get(record["first"].get_absolute_url())
+
+    assert "Last-Modified" not in response
+    assert response["ETag"]
+
+
+PUBLIC_PAGES = {
+    "full index": lambda r: reverse("catalogue:index"),
+    "topic": lambda r: r["first"].get_absolute_url(),
+    "unfiled": lambda r: reverse("catalogue:unfiled"),
+    "registries": lambda r: reverse("catalogue:registry-list"),
+    "registry": lambda r: reverse("catalogue:registry-detail", args=["LIT"]),
+    "document": lambda r: r["document"].get_absolute_url(),
+    "version": lambda r: reverse(
+        "catalogue:document-version", args=[r["document"].identifier, 1]
+    ),
+    "decisions": lambda r: reverse("catalogue:decision-list"),
+    "search": lambda r: reverse("catalogue:search") + "?q=title",
+    "feed": lambda r: reverse("catalogue:feed"),
+    "topic feed": lambda r: reverse("catalogue:topic-feed", args=["distributed"]),
+    "sitemap": lambda r: reverse("catalogue:sitemap"),
+}
+
+
+@pytest.mark.parametrize("page", PUBLIC_PAGES, ids=list(PUBLIC_PAGES))
+def test_every_public_page_type_is_cached_with_validators(
+    client, record, page, django_assert_num_queries
+):
+    path = PUBLIC_PAGES[page](record)
+    first = client.get(path)
+
+    again = is_warm(client, path, django_assert_num_queries)
+    with django_assert_num_queries(0):
+        not_modified = client.get(path, headers={"If-None-Match": first["ETag"]})
+
+    assert again.content == first.content
+    assert not_modified.status_code == 304
+    assert first["Vary"] == "Cookie"
+    assert "no-cache" in first["Cache-Control"]
