@@ -155,6 +155,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
+            # A stopped Redis must cost a request milliseconds, not seconds:
+            # pages are then rendered from the database (issue 7).
+            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
         }
     }
 else:

@@ -19,9 +19,14 @@ can only make pages miss, never serve an old one.
 The generations are also the validators: a page's ``ETag`` is a digest of
 them and its ``Last-Modified`` the newest of their times, so a conditional
 request is answered ``304`` from the cache alone, with no SQL query.
+
+When the shared cache cannot be reached (Redis stopped), pages are rendered
+live from the database without validators, and the expirations that could
+not be written are written first thing once it answers again (issue 7).
 """
 
 import hashlib
+import logging
 import secrets
 import time
 from email.utils import formatdate
@@ -32,6 +37,7 @@ from django.db import transaction
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_http_date_safe, quote_etag
+from redis.exceptions import RedisError
 
 from catalogue.references import find_names
 
@@ -85,8 +91,35 @@ def _new_generation():
     return f"{time.time_ns() // 1_000_000}.{secrets.token_hex(6)}"
 
 
+logger = logging.getLogger(__name__)
+
+# What the shared cache fails with when it cannot be reached.
+CACHE_ERRORS = (RedisError, OSError)
+
+# Scopes whose expiry could not be written while the cache was unreachable;
+# written before this process next trusts a generation.
+_unwritten = set()
+
+
+class CacheUnavailable(Exception):
+    """The shared cache did not answer: serve live, trust no generation."""
+
+
 def generations(scopes):
-    """The current generation of each scope, minting those the cache lacks."""
+    """The current generation of each scope, minting those the cache lacks.
+
+    Raise CacheUnavailable when the cache cannot be reached or keep a token.
+    """
+    try:
+        return _generations(scopes)
+    except CACHE_ERRORS as error:
+        raise CacheUnavailable(str(error)) from error
+
+
+def _generations(scopes):
+    if _unwritten:
+        _write_expiry(set(_unwritten))
+        _unwritten.clear()
     keys = {scope: _generation_key(scope) for scope in scopes}
     found = cache.get_many(keys.values())
     current = {}
@@ -96,6 +129,8 @@ def generations(scopes):
             # add() keeps a token another process minted meanwhile.
             cache.add(key, _new_generation(), timeout=None)
             value = cache.get(key)
+            if value is None:
+                raise CacheUnavailable(f"{key} could not be kept")
         current[scope] = value
     return current
 
@@ -108,6 +143,14 @@ def expire(*scopes):
 
 
 def _expire_now(scopes):
+    try:
+        _write_expiry(scopes)
+    except CACHE_ERRORS:
+        logger.warning("Shared cache unreachable; expiry of %s kept for later", scopes)
+        _unwritten.update(scopes)
+
+
+def _write_expiry(scopes):
     cache.set_many(
         {_generation_key(scope): _new_generation() for scope in scopes},
         timeout=None,
@@ -289,16 +332,16 @@ class PublicPageCacheMiddleware:
             return response
         key, current, etag, last_modified = page
         if self._storable(request, response):
-            cache.set(
-                key,
-                (
-                    current,
-                    response.status_code,
-                    response.content,
-                    [(h, response[h]) for h in KEPT_HEADERS if h in response],
-                ),
-                timeout=settings.PAGE_CACHE_SECONDS,
+            stored = (
+                current,
+                response.status_code,
+                response.content,
+                [(h, response[h]) for h in KEPT_HEADERS if h in response],
             )
+            try:
+                cache.set(key, stored, timeout=settings.PAGE_CACHE_SECONDS)
+            except CACHE_ERRORS:
+                logger.warning("Shared cache unreachable; page %s not stored", key)
         if response.status_code == 200:
             _with_validators(response, etag, last_modified)
         return response
@@ -316,13 +359,16 @@ class PublicPageCacheMiddleware:
         # The generations are read before the view reads the database, so a
         # page rendered from data older than a change is stored under the
         # generation the change replaced, and never served after it.
-        current = generations(scopes)
+        try:
+            current = generations(scopes)
+            key = _page_key(request)
+            stored = cache.get(key)
+        except (CacheUnavailable, *CACHE_ERRORS):
+            return None  # Rendered live from the database, as for an editor.
         etag, last_modified = _validators(current)
         if _not_modified(request, etag, last_modified):
             request._public_page = SERVED
             return _with_validators(HttpResponseNotModified(), etag, last_modified)
-        key = _page_key(request)
-        stored = cache.get(key)
         if stored is not None and stored[0] == current:
             _, status, content, headers = stored
             response = HttpResponse(content, status=status)

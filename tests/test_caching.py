@@ -430,3 +430,58 @@ def test_every_public_page_type_is_cached_with_validators(
     assert not_modified.status_code == 304
     assert first["Vary"] == "Cookie"
     assert "no-cache" in first["Cache-Control"]
+
+
+# A Redis nobody listens on: every call fails at once, as when Redis stops.
+UNREACHABLE = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def no_unwritten_expiry():
+    """Expirations kept from a test with the cache down stay in that test."""
+    yield
+    caching._unwritten.clear()
+
+
+def test_with_the_cache_down_pages_come_live_from_the_database(
+    client, record, publisher, committed, settings
+):
+    path = record["first"].get_absolute_url()
+    text_of(client, path)  # Cached while the cache works.
+    settings.CACHES = UNREACHABLE
+
+    with committed():
+        services.edit_document(
+            document=record["document"], user=publisher, changes={"title": "Live"}
+        )
+        services.publish(document=record["document"], user=publisher)
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert "Live" in response.content.decode()
+    assert "ETag" not in response
+
+
+def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
+    client, record, publisher, committed, settings
+):
+    path = record["first"].get_absolute_url()
+    working = settings.CACHES
+    assert "Old title" in text_of(client, path)
+    settings.CACHES = UNREACHABLE
+    with committed():
+        services.edit_document(
+            document=record["document"], user=publisher, changes={"title": "Newer"}
+        )
+        services.publish(document=record["document"], user=publisher)
+
+    settings.CACHES = working  # Back, with the old page still stored.
+
+    assert "Newer" in text_of(client, path)
+    assert caching._unwritten == set()
