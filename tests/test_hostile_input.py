@@ -32,16 +32,19 @@ PAYLOADS = [
 ]
 
 
-def hostile(n):
-    """A value carrying every payload, marked ``Field n`` to be found again."""
-    return f"Field {n} {' '.join(PAYLOADS)} end"
+def hostile(n, *, count=None):
+    """A value carrying payloads (all, or the first ``count`` where a field
+    is short), marked ``Field n`` to be found again."""
+    return f"Field {n} {' '.join(PAYLOADS[:count])} end"
 
 
 @pytest.fixture
 def hostile_record(editorial_groups):
-    registry = RegistryFactory(prefix="LIT", name=hostile(0), description=hostile(1))
-    topic = TopicFactory(name=hostile(2), slug="hostile", scope=hostile(3))
-    Preface.objects.create(heading=hostile(4), text=hostile(5))
+    registry = RegistryFactory(
+        prefix="LIT", name=hostile(0, count=3), description=hostile(1)
+    )
+    topic = TopicFactory(name=hostile(2, count=3), slug="hostile", scope=hostile(3))
+    Preface.objects.create(heading=hostile(4, count=3), text=hostile(5))
     DocumentFactory(registry=registry, topic=topic, number=2)
     document = DocumentFactory(
         registry=registry,
@@ -53,7 +56,7 @@ def hostile_record(editorial_groups):
         citation_note=hostile(8),
         summary=f"{hostile(9)} Names LIT-002 and [x](javascript:window.__xss=10).",
     )
-    document.tags.add(hostile(10), hostile(11))
+    document.tags.add(hostile(10, count=2), hostile(11, count=2))
     DocumentVersion.objects.create(
         document=document,
         number=1,
@@ -63,7 +66,7 @@ def hostile_record(editorial_groups):
     )
     services.record_references(documents=[document])
     publisher = UserFactory(
-        publisher=True, username="publisher", first_name=hostile(13)
+        publisher=True, username="publisher", first_name=hostile(13, count=2)
     )
     Revision.objects.create(
         document=document,
