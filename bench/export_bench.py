@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "export.md"
-PORT = 8020
+PORT = int(os.environ.get("BENCH_PORT", "8020"))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench"
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
