@@ -114,9 +114,15 @@ class Server:
                 break
             except OSError:
                 time.sleep(0.1)
+        # The master accepts connections before its worker is forked.
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        self.worker = int(children.read_text().split()[0])
-        return self
+        for _ in range(100):
+            if workers := children.read_text().split():
+                self.worker = int(workers[0])
+                return self
+            time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError("gunicorn started no worker")
 
     def memory_kb(self, field):
         for line in Path(f"/proc/{self.worker}/status").read_text().splitlines():

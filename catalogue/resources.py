@@ -209,9 +209,6 @@ class DocumentResource(resources.ModelResource):
         super().before_import(dataset, **kwargs)
         self.user = kwargs.get("user")
 
-    def after_init_instance(self, instance, new, row, **kwargs):
-        instance.imported_new = new
-
     def import_instance(self, instance, row, **kwargs):
         """Read the row into the document; every problem raised by column."""
         content = instance.content() if instance.pk else None

@@ -131,6 +131,7 @@ BAD_ROWS = [
     ("unknown status", {"status": "published"}, "status", "not a valid choice"),
     ("text over limit", {"title": "x" * 501}, "title", "at most 500 characters"),
     ("identifier mismatch", {"identifier": "LIT-005"}, "identifier", "does not match"),
+    ("number zero", {"number": "0", "identifier": ""}, "number", "starts at 1"),
     ("bad timestamp", {"created": "yesterday"}, "created", "is not a time"),
     (
         "broken citation",
