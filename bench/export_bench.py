@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "export.md"
-PORT = 8020
+PORT = int(os.environ.get("BENCH_PORT", "8020"))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench"
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
@@ -114,9 +114,15 @@ class Server:
                 break
             except OSError:
                 time.sleep(0.1)
+        # The master accepts connections before its worker is forked.
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        self.worker = int(children.read_text().split()[0])
-        return self
+        for _ in range(100):
+            if workers := children.read_text().split():
+                self.worker = int(workers[0])
+                return self
+            time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError("gunicorn started no worker")
 
     def memory_kb(self, field):
         for line in Path(f"/proc/{self.worker}/status").read_text().splitlines():

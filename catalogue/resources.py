@@ -7,9 +7,17 @@ writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 """
 
 import datetime
+import operator
 import re
+from functools import reduce
 
+from auditlog.cid import get_cid
+from auditlog.diff import model_instance_diff
+from auditlog.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.functions import Lower
 from django.utils import timezone
 from import_export import resources
 from import_export.admin import ImportMixin
@@ -17,6 +25,7 @@ from import_export.fields import Field
 from import_export.formats.base_formats import CSV
 from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
+from taggit.models import Tag, TaggedItem
 
 from catalogue import services
 from catalogue.exports import restore
@@ -76,24 +85,29 @@ class LookupWidget(Widget):
 
 
 class DocumentLoader(BaseInstanceLoader):
-    """Every document the file names, loaded in one query."""
+    """Every document the file names, loaded in one query, with its tags and
+    the number of its latest version row."""
 
     def __init__(self, resource, dataset=None):
         super().__init__(resource, dataset)
+        headers = dataset.headers if dataset else []
         numbers = {
             int(number)
-            for number in (
-                dataset["number"] if dataset and "number" in dataset.headers else []
-            )
+            for number in (dataset["number"] if "number" in headers else [])
             if str(number).isdigit()
         }
+        prefixes = set(dataset["registry"]) if "registry" in headers else set()
+        latest = DocumentVersion.objects.filter(document=OuterRef("pk")).order_by(
+            "-number"
+        )
         self.documents = {
             (document.registry.prefix, document.number): document
             for document in Document.objects.select_related(
-                "registry", "superseded_by__registry"
+                "registry", "topic", "superseded_by__registry"
             )
             .prefetch_related("tags")
-            .filter(number__in=numbers)
+            .annotate(latest_version=Subquery(latest.values("number")[:1]))
+            .filter(number__in=numbers, registry__prefix__in=prefixes)
         }
 
     def get_instance(self, row):
@@ -176,14 +190,24 @@ class DocumentResource(resources.ModelResource):
         report_skipped = True
         clean_model_instances = True
         use_transactions = True
+        # Rows are checked one by one without a query and written a batch at a
+        # time (write_batch); the whole file stays one transaction.
+        use_bulk = True
+        batch_size = 1000
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.seen = {}  # (prefix, number) -> the row that named it first
+        self.saved = {}  # identifier -> the document a valid row writes
         self.successors = []  # (row number, document, identifier)
+        self.user = None
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        self.user = kwargs.get("user")
 
     def import_instance(self, instance, row, **kwargs):
         """Read the row into the document; every problem raised by column."""
@@ -214,6 +238,13 @@ class DocumentResource(resources.ModelResource):
                 )
             except ValidationError as error:
                 errors = error.update_error_dict(errors)
+        # The database's check constraints, checked here instead of by a query
+        # per row (validate_instance).
+        for name in ["number", "version"]:
+            if getattr(instance, name) == 0:
+                errors.setdefault(name, []).append(
+                    ValidationError(f"A {name} starts at 1.")
+                )
         if instance.registry_id and instance.number:
             key = (instance.registry.prefix, instance.number)
             identifier = format_identifier(*key)
@@ -239,7 +270,7 @@ class DocumentResource(resources.ModelResource):
         if (
             public_before
             and content != instance.content()
-            and instance.version == instance.versions.first().number
+            and instance.version == instance.latest_version
         ):
             errors.setdefault("version", []).append(
                 ValidationError("A changed text needs a new version number.")
@@ -247,7 +278,29 @@ class DocumentResource(resources.ModelResource):
         if errors:
             raise ValidationError(errors)
 
+    def validate_instance(
+        self, instance, import_validation_errors=None, validate_unique=True
+    ):
+        """The model's own validation, without its queries: the registry and the
+        topic come from the lookups, the unique number is checked against the
+        loader and the file (import_instance), and so are the check constraints.
+        The search vector is the database's (migration 0004), never loaded.
+        """
+        errors = dict(import_validation_errors or {})
+        exclude = ["registry", "topic", "superseded_by", "tags", "search_vector"]
+        try:
+            instance.full_clean(
+                exclude=[*errors, *exclude],
+                validate_unique=False,
+                validate_constraints=False,
+            )
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        if errors:
+            raise ValidationError(errors)
+
     def skip_row(self, instance, original, row, import_validation_errors=None):
+        instance.imported_original = original
         if not super().skip_row(instance, original, row, import_validation_errors):
             return False
         successor = original.superseded_by.identifier if original.superseded_by else ""
@@ -257,56 +310,226 @@ class DocumentResource(resources.ModelResource):
         )
 
     def after_save_instance(self, instance, row, **kwargs):
-        services.record_number(registry=instance.registry, number=instance.number)
-        services.record_references(documents=[instance])
-        instance.tags.set(instance.imported_tags)
-        if (
-            instance.is_public
-            and not DocumentVersion.objects.filter(
-                document=instance, number=instance.version
-            ).exists()
-        ):
-            services.record_version(
-                document=instance, user=kwargs.get("user"), note=IMPORT_NOTE
-            )
-        # A new document keeps the times the file gives it (an exported record
-        # comes back as it was); auto_now would otherwise stamp it with now.
-        times = {
-            name: value for name, value in instance.imported_times.items() if value
-        }
-        if times and instance.imported_new:
-            Document.objects.filter(pk=instance.pk).update(**times)
+        """Queued for its batch (write_batch); its successor is set last."""
+        self.saved[instance.identifier] = instance
         self.successors.append(
             (kwargs.get("row_number"), instance, instance.imported_successor)
         )
 
-    def after_init_instance(self, instance, new, row, **kwargs):
-        instance.imported_new = new
+    def bulk_create(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.create_instances.clear()
+        self.write_batch(self.create_instances, raise_errors, result, created=True)
+
+    def bulk_update(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.update_instances.clear()
+        self.write_batch(self.update_instances, raise_errors, result, created=False)
+
+    def write_batch(self, documents, raise_errors, result, *, created):
+        """Write a batch of documents with everything a single save would bring:
+        number bookkeeping, references, tags, version rows for public documents
+        and the audit trail, each in one or a few queries for the whole batch.
+        """
+        if not documents:
+            return
+        try:
+            now = timezone.now()
+            if created:
+                Document.objects.bulk_create(documents)
+                # A new document keeps the times the file gives it (an exported
+                # record comes back as it was); auto_now stamped it with now.
+                timed = [
+                    document
+                    for document in documents
+                    if any(document.imported_times.values())
+                ]
+                for document in timed:
+                    for name, value in document.imported_times.items():
+                        if value:
+                            setattr(document, name, value)
+                Document.objects.bulk_update(timed, ["created_at", "updated_at"])
+            else:
+                for document in documents:
+                    document.updated_at = now
+                Document.objects.bulk_update(documents, UPDATED_FIELDS)
+            highest = {}
+            for document in documents:
+                registry = document.registry
+                highest[registry] = max(highest.get(registry, 0), document.number)
+            for registry, number in highest.items():
+                services.record_number(registry=registry, number=number)
+            services.record_references(documents=documents)
+            entries = [
+                self.log_entry(
+                    document,
+                    LogEntry.Action.CREATE if created else LogEntry.Action.UPDATE,
+                    model_instance_diff(
+                        None if created else document.imported_original,
+                        document,
+                        fields_to_check=AUDITED_FIELDS,
+                        use_json_for_changes=True,
+                    ),
+                )
+                for document in documents
+            ]
+            entries += self.write_tags(documents, created=created)
+            entries += self.write_versions(documents, created=created, now=now)
+            LogEntry.objects.bulk_create([entry for entry in entries if entry])
+        except Exception as error:
+            self.handle_import_error(result, error, raise_errors)
+        finally:
+            documents.clear()
+
+    def write_tags(self, documents, *, created):
+        """Set each document's tags to the file's, as ``tags.set()`` would:
+        names match existing tags whatever their case (TAGGIT_CASE_INSENSITIVE).
+        Returns the audit entries."""
+        names = {name for document in documents for name in document.imported_tags}
+        tags = {}
+        for tag in (
+            Tag.objects.annotate(lowered=Lower("name"))
+            .filter(lowered__in={name.lower() for name in names})
+            .order_by("pk")
+        ):
+            tags.setdefault(tag.lowered, tag)
+        for name in sorted(names):
+            if name.lower() not in tags:
+                tags[name.lower()] = Tag.objects.create(name=name)
+        content_type = ContentType.objects.get_for_model(Document)
+        added, removed, entries = [], [], []
+        for document in documents:
+            wanted = {tags[name.lower()] for name in document.imported_tags}
+            current = set() if created else set(document.tags.all())
+            added += [
+                TaggedItem(content_type=content_type, object_id=document.pk, tag=tag)
+                for tag in wanted - current
+            ]
+            if current - wanted:
+                removed.append(
+                    Q(object_id=document.pk, tag__in=[t.pk for t in current - wanted])
+                )
+            for operation, changed in [
+                ("delete", current - wanted),
+                ("add", wanted - current),
+            ]:
+                if changed:
+                    changes = {
+                        "tags": {
+                            "type": "m2m",
+                            "operation": operation,
+                            "objects": sorted(str(tag) for tag in changed),
+                        }
+                    }
+                    entries.append(
+                        self.log_entry(document, LogEntry.Action.UPDATE, changes)
+                    )
+        if removed:
+            TaggedItem.objects.filter(
+                reduce(operator.or_, removed), content_type=content_type
+            ).delete()
+        TaggedItem.objects.bulk_create(added)
+        return entries
+
+    def write_versions(self, documents, *, created, now):
+        """A version row for each public document that has none for its version,
+        as services.record_version writes it. Returns the audit entries."""
+        public = [document for document in documents if document.is_public]
+        existing = set()
+        if not created and public:
+            existing = set(
+                DocumentVersion.objects.filter(document__in=public).values_list(
+                    "document", "number"
+                )
+            )
+        versions = DocumentVersion.objects.bulk_create(
+            DocumentVersion(
+                document=document,
+                number=document.version,
+                published_at=now,
+                published_by=self.user,
+                note=IMPORT_NOTE,
+                **document.content(),
+            )
+            for document in public
+            if (document.pk, document.version) not in existing
+        )
+        return [
+            self.log_entry(
+                version,
+                LogEntry.Action.CREATE,
+                model_instance_diff(None, version, use_json_for_changes=True),
+            )
+            for version in versions
+        ]
+
+    def log_entry(self, instance, action, changes):
+        """The audit entry a save would have logged (auditlog's log_create),
+        unsaved, for one bulk insert; None when nothing changed."""
+        if not changes:
+            return None
+        user = self.user if getattr(self.user, "is_authenticated", False) else None
+        return LogEntry(
+            content_type=ContentType.objects.get_for_model(instance),
+            object_pk=str(instance.pk),
+            object_id=instance.pk,
+            object_repr=str(instance),
+            action=action,
+            changes=changes,
+            actor=user,
+            actor_email=getattr(user, "email", None),
+            cid=get_cid(),
+        )
 
     def after_import(self, dataset, result, **kwargs):
         """Successors may come later in the file, so they are set last."""
         super().after_import(dataset, result, **kwargs)
-        problems = []
+        wanted = {
+            identifier
+            for _, _, identifier in self.successors
+            if identifier and identifier not in self.saved
+        }
+        known = dict(self.saved)
+        names = [IDENTIFIER_RE.fullmatch(identifier) for identifier in wanted]
+        names = [name for name in names if name]
+        if names:
+            for document in Document.objects.select_related("registry").filter(
+                registry__prefix__in={name["prefix"] for name in names},
+                number__in={int(name["number"]) for name in names},
+            ):
+                known.setdefault(document.identifier, document)
+        problems, changed = [], []
         for row_number, document, identifier in self.successors:
-            successor = None
-            if identifier:
-                match = IDENTIFIER_RE.fullmatch(identifier)
-                successor = (
-                    match
-                    and Document.objects.filter(
-                        registry__prefix=match["prefix"], number=int(match["number"])
-                    ).first()
+            successor = known.get(identifier) if identifier else None
+            if identifier and successor is None:
+                problems.append(
+                    f"Row {row_number}, column successor: there is no document "
+                    f"{identifier}."
                 )
-                if successor is None:
-                    problems.append(
-                        f"Row {row_number}, column successor: there is no document "
-                        f"{identifier}."
-                    )
-                    continue
-            if document.superseded_by_id != (successor.pk if successor else None):
-                Document.objects.filter(pk=document.pk).update(superseded_by=successor)
+                continue
+            successor_pk = successor.pk if successor else None
+            if document.pk and document.superseded_by_id != successor_pk:
+                document.superseded_by = successor
+                changed.append(document)
         if problems:
             raise ValidationError(problems)
+        Document.objects.bulk_update(changed, ["superseded_by"], batch_size=1000)
+
+
+# What an import may change on a document it finds; the key (registry, number)
+# and the creation time stay.
+UPDATED_FIELDS = [*Document.CONTENT_FIELDS, "version", "status", "topic", "updated_at"]
+# The audit trail's fields, as a save logs them; the search vector is the
+# database's (migration 0004) and reading it back would cost a query a row.
+AUDITED_FIELDS = [
+    field.name
+    for field in Document._meta.concrete_fields
+    if field.name != "search_vector"
+]
 
 
 class TopicResource(resources.ModelResource):

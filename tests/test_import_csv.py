@@ -4,12 +4,15 @@ import csv
 import io
 
 import pytest
+from auditlog.models import LogEntry
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from taggit.models import Tag, TaggedItem
 
 from catalogue import exports
-from catalogue.models import Document, DocumentVersion, Registry, Topic
+from catalogue.models import Document, DocumentVersion, Reference, Registry, Topic
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +131,7 @@ BAD_ROWS = [
     ("unknown status", {"status": "published"}, "status", "not a valid choice"),
     ("text over limit", {"title": "x" * 501}, "title", "at most 500 characters"),
     ("identifier mismatch", {"identifier": "LIT-005"}, "identifier", "does not match"),
+    ("number zero", {"number": "0", "identifier": ""}, "number", "starts at 1"),
     ("bad timestamp", {"created": "yesterday"}, "created", "is not a time"),
     (
         "broken citation",
@@ -268,3 +272,159 @@ def test_export_import_into_an_empty_record_export_again_is_identical(
 
     assert export_topics(admin_client) == topics_csv
     assert export_documents(admin_client) == documents_csv
+
+
+def test_imported_document_gets_number_references_tags_version_and_audit(
+    admin_client, admin_user
+):
+    Tag.objects.create(name="Memory")
+    content = csv_text(
+        [
+            row(number="1", identifier="LIT-001", summary="Builds on LIT-004 v2."),
+            row(tags="memory, checkpointing"),
+            row(number="7", identifier="LIT-007", status="draft"),
+        ]
+    )
+
+    confirm(admin_client, preview(admin_client, content))
+
+    first, fourth, draft = Document.objects.order_by("number")
+    assert Registry.objects.get().last_number == 7
+    assert [
+        (ref.prefix, ref.number, ref.version) for ref in first.references.all()
+    ] == [("LIT", 4, 2)]
+    assert sorted(fourth.tags.names()) == ["Memory", "checkpointing"]
+    assert Tag.objects.count() == 2
+    version = fourth.versions.get()
+    assert (version.number, version.note, version.published_by) == (
+        1,
+        "Imported from CSV",
+        admin_user,
+    )
+    assert version.content() == fourth.content()
+    assert not draft.versions.exists()
+    entries = LogEntry.objects.get_for_object(fourth).order_by("action")
+    assert [(entry.action, entry.actor) for entry in entries] == [
+        (LogEntry.Action.CREATE, admin_user),
+        (LogEntry.Action.UPDATE, admin_user),
+    ]
+    assert entries[0].changes["title"] == [None, fourth.title]
+    assert "search_vector" not in entries[0].changes
+    assert entries[1].changes == {
+        "tags": {
+            "type": "m2m",
+            "operation": "add",
+            "objects": ["Memory", "checkpointing"],
+        }
+    }
+    assert LogEntry.objects.get_for_object(version).get().actor == admin_user
+
+
+def test_update_changes_tags_references_and_adds_the_new_version(
+    admin_client, admin_user
+):
+    document = DocumentFactory(number=4, topic=None, summary="See LIT-001.")
+    document.tags.add("memory", "pipelines")
+    DocumentVersion.objects.create(
+        document=document,
+        number=1,
+        published_at=document.created_at,
+        **document.content(),
+    )
+    lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
+    lines[0].update(
+        version="2", summary="Now names LIT-002.", tags="memory, Checkpointing"
+    )
+
+    confirm(admin_client, preview(admin_client, csv_text(lines)))
+
+    document.refresh_from_db()
+    assert document.summary == "Now names LIT-002."
+    assert sorted(document.tags.names()) == ["Checkpointing", "memory"]
+    assert [ref.number for ref in document.references.all()] == [2]
+    assert [(v.number, v.published_by) for v in document.versions.all()] == [
+        (2, admin_user),
+        (1, None),
+    ]
+    changes = [
+        entry.changes
+        for entry in LogEntry.objects.get_for_object(document).filter(actor=admin_user)
+    ]
+    assert {"summary": ["See LIT-001.", "Now names LIT-002."], "version": [1, 2]} in [
+        {name: change[name] for name in ["summary", "version"] if name in change}
+        for change in changes
+    ]
+    assert {
+        (change["tags"]["operation"], tuple(change["tags"]["objects"]))
+        for change in changes
+        if "tags" in change
+    } == {("add", ("Checkpointing",)), ("delete", ("pipelines",))}
+
+
+def many_rows(count):
+    return csv_text(
+        [
+            row(
+                number=str(number),
+                identifier=f"LIT-{number:03d}",
+                summary=f"Builds on LIT-{number + 1:03d}.",
+                tags="memory, pipelines",
+                successor=f"LIT-{count:03d}" if number < count else "",
+                topic="optimisation",
+            )
+            for number in range(1, count + 1)
+        ]
+    )
+
+
+def import_queries(client, content):
+    """Queries of the preview and of the confirmation."""
+    with CaptureQueriesContext(connection) as previewing:
+        response = preview(client, content)
+    assert problems(response) == {}
+    with CaptureQueriesContext(connection) as confirming:
+        confirm(client, response)
+    return len(previewing), len(confirming)
+
+
+@pytest.fixture
+def sqlite_bulk_limit(monkeypatch):
+    """SQLite 3.32 and later take 32,766 parameters a statement; Django assumes
+    999 and would split each bulk statement of the test into several."""
+    if connection.vendor == "sqlite":
+        monkeypatch.setattr(connection.features, "max_query_params", 32766)
+
+
+def test_import_queries_do_not_grow_with_rows(admin_client, sqlite_bulk_limit):
+    RegistryFactory()
+    TopicFactory(slug="optimisation")
+    Tag.objects.create(name="memory")
+    Tag.objects.create(name="pipelines")
+    small = import_queries(admin_client, many_rows(10))
+    Document.objects.update(superseded_by=None)
+    for model in [TaggedItem, DocumentVersion, Reference, Document]:
+        model.objects.all().delete()
+    Registry.objects.update(last_number=0)
+
+    large = import_queries(admin_client, many_rows(200))
+
+    assert Document.objects.count() == 200
+    assert large == small
+
+
+def test_reimporting_changed_rows_takes_the_same_queries_for_more_rows(
+    admin_client, sqlite_bulk_limit
+):
+    TopicFactory(slug="optimisation")
+    preview_and_confirm = import_queries(admin_client, many_rows(200))
+    assert preview_and_confirm
+    lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
+    for line in lines:
+        line.update(version="2", summary=line["summary"] + " Revised.", tags="memory")
+
+    # Neither file holds LIT-200, the successor all rows name.
+    few = import_queries(admin_client, csv_text(lines[:10]))
+    many = import_queries(admin_client, csv_text(lines[10:199]))
+
+    assert few == many
+    assert DocumentVersion.objects.filter(number=2).count() == 199
