@@ -89,6 +89,7 @@ PAGE_TYPES = [
     "/topics/distributed-optimization/",
     "/topics/distributed-optimization/?year_from=2020",
     "/LIT-004/",
+    "/LIT-004/v4/",
     "/LIT-900/",
     "/unfiled/",
     "/registries/",
