@@ -45,9 +45,7 @@ class DocumentFilter(django_filters.FilterSet):
     year_to = YearFilter(field_name="year", lookup_expr="lte", label="To year")
     tag = django_filters.ModelMultipleChoiceFilter(
         field_name="tags__slug",
-        queryset=Tag.objects.filter(
-            document__status__in=Document.PUBLIC_STATUSES
-        ).distinct(),
+        queryset=Document.objects.public().tags().order_by("name"),
         to_field_name="slug",
         conjoined=True,
         label="Tags",

@@ -10,6 +10,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from taggit.managers import TaggableManager
+from taggit.models import Tag
 
 from catalogue.citations import (
     Citation,
@@ -177,6 +178,14 @@ class DocumentQuerySet(models.QuerySet):
 
     def in_number_order(self):
         return self.select_related("registry").order_by("registry__prefix", "number")
+
+    def tags(self):
+        """The tags these documents carry, each once.
+
+        An EXISTS per tag, not a DISTINCT over every tagging, so the cost
+        follows the number of tags rather than the size of the record.
+        """
+        return Tag.objects.filter(Exists(self.filter(tags=OuterRef("pk"))))
 
     def naming(self, prefix, number):
         """Documents whose text names the record ``prefix``-``number``."""

@@ -1,6 +1,5 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
-from taggit.models import Tag
 
 from catalogue.models import DecisionRecord, Document, Registry, Topic
 
@@ -43,11 +42,7 @@ class DecisionRecordSitemap(Sitemap):
 
 class TagSitemap(Sitemap):
     def items(self):
-        return (
-            Tag.objects.filter(document__status__in=Document.PUBLIC_STATUSES)
-            .distinct()
-            .order_by("slug")
-        )
+        return Document.objects.public().tags().order_by("slug")
 
     def location(self, tag):
         return reverse("catalogue:tag-detail", kwargs={"slug": tag.slug})

@@ -1,17 +1,15 @@
 from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.views.generic import DetailView, ListView, TemplateView
-from taggit.models import Tag
 
 from catalogue import search
 from catalogue.citation_formats import citation_response
 from catalogue.filters import DocumentFilter
 from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
-from catalogue.references import link_names, resolve
+from catalogue.references import identifier_path, link_names, resolve
 from catalogue.versions import version_comparison
 
 # A topic page shows all its rows on one page, as the record always has;
@@ -50,19 +48,16 @@ def document_rows(documents, references):
     each, the URL reversed once and the status labels translated once, they
     cost a fraction of the same loop in the template (issue 6).
     """
-    sample = "X-000"
-    head, tail = reverse("catalogue:document-detail", args=[sample]).split(sample)
+    path = identifier_path("catalogue:document-detail")
     statuses = {value: str(label) for value, label in Document.Status.choices}
     return mark_safe(  # Every row is built by format_html.
         "".join(
             format_html(
-                '<tr>\n      <td class="label"><a href="{}{}{}">{}</a></td>\n'
+                '<tr>\n      <td class="label"><a href="{}">{}</a></td>\n'
                 '      <td class="title">{}</td>\n'
                 '      <td class="summary">{}</td>\n'
                 '      <td class="status">{}</td>\n    </tr>\n    ',
-                head,
-                document.identifier,
-                tail,
+                path(document.identifier),
                 document.label,
                 document.title,
                 link_names(document.summary_with_citation, references),
@@ -189,10 +184,7 @@ class TagDetailView(DocumentListView):
     def base_queryset(self):
         # A tag only drafts carry has no public page: its name is not public.
         self.tag = get_object_or_404(
-            Tag.objects.filter(
-                document__status__in=Document.PUBLIC_STATUSES
-            ).distinct(),
-            slug=self.kwargs["slug"],
+            Document.objects.public().tags(), slug=self.kwargs["slug"]
         )
         return Document.objects.public().filter(tags=self.tag)
 
