@@ -72,7 +72,8 @@ class DocumentListView(ListView):
     """A list of public documents in number order, filtered from the URL.
 
     Subclasses narrow ``base_queryset()``. Context: ``documents`` (this page's
-    rows), ``filter``, ``references`` for the rows' cross-references, and
+    rows), ``rows`` (their table rows as HTML, from ``document_rows``),
+    ``filter``, ``references`` for the rows' cross-references, and
     ``is_filtered``.
     """
 
