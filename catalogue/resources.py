@@ -28,7 +28,7 @@ from import_export.widgets import Widget
 from taggit.models import Tag, TaggedItem
 
 from catalogue import services
-from catalogue.exports import restore
+from catalogue.exports import DOCUMENT_COLUMNS, restore
 from catalogue.models import (
     Document,
     DocumentVersion,
@@ -163,23 +163,11 @@ class DocumentResource(resources.ModelResource):
 
     class Meta:
         model = Document
+        # The export's columns, less those printed from others.
         fields = [
-            "identifier",
-            "registry",
-            "number",
-            "version",
-            "title",
-            "authors",
-            "year",
-            "source_identifier",
-            "citation_note",
-            "summary",
-            "status",
-            "topic",
-            "tags",
-            "successor",
-            "created",
-            "last_changed",
+            column
+            for column in DOCUMENT_COLUMNS
+            if column not in {"citation", "public_url"}
         ]
         import_id_fields = ["registry", "number"]
         instance_loader_class = DocumentLoader
