@@ -6,7 +6,8 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from taggit.managers import TaggableManager
@@ -179,6 +180,12 @@ class DocumentQuerySet(models.QuerySet):
     def in_number_order(self):
         return self.select_related("registry").order_by("registry__prefix", "number")
 
+    def as_table_rows(self):
+        """In number order, loading only what a table row shows (issue 6)."""
+        return self.in_number_order().only(
+            "registry__prefix", "number", "version", "status", *CitedText.CONTENT_FIELDS
+        )
+
     def tags(self):
         """The tags these documents carry, each once.
 
@@ -204,17 +211,31 @@ class DocumentQuerySet(models.QuerySet):
     def registry_counts(self, *, topic):
         """Per registry: how many of these documents ``topic`` holds, of all.
 
-        ``topic=None`` counts the unfiled documents. One query.
+        ``topic=None`` counts the unfiled documents. One query: a count per
+        registry, each an index-only scan of ``document_registry_counts``, so
+        it reads no table rows however large the record grows (issue 6).
         """
-        rows = (
-            self.values_list("registry__prefix")
-            .annotate(
-                listed=Count("pk", filter=Q(topic=topic)),
-                total=Count("pk"),
+
+        def count(documents):
+            return Coalesce(
+                Subquery(
+                    documents.filter(registry=OuterRef("pk"))
+                    .order_by()
+                    .values("registry")
+                    .annotate(n=Count("*"))
+                    .values("n")
+                ),
+                0,
             )
-            .order_by("registry__prefix")
+
+        rows = (
+            Registry.objects.annotate(
+                listed=count(self.filter(topic=topic)), total=count(self)
+            )
+            .order_by("prefix")
+            .values_list("prefix", "listed", "total")
         )
-        return [RegistryCount(*row) for row in rows]
+        return [RegistryCount(*row) for row in rows if row[2]]
 
     def topic_counts(self):
         """``{topic_id: {prefix: n}}`` for these documents, unfiled under None."""
@@ -390,6 +411,11 @@ class Document(CitedText):
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),
             models.Index(fields=["status"], name="document_status"),
+            # Covers registry_counts: per registry, public, in a topic.
+            models.Index(
+                fields=["registry", "status", "topic"],
+                name="document_registry_counts",
+            ),
         ]
         permissions = [
             ("publish_document", "Can publish, supersede and withdraw documents"),

@@ -7,19 +7,23 @@ any number of texts, so a page of 1,000 summaries costs the same as one.
 
 import re
 from dataclasses import dataclass
+from html import escape
+from typing import NamedTuple
 
 from django.urls import reverse
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
+# The look-behind follows the first letter rather than leading the pattern,
+# so the search can skip to capital letters (a fifth of the time on a 1,000
+# row page); it still looks at the character before the name.
 NAME_RE = re.compile(
-    r"(?<![\w.:/-])(?P<prefix>[A-Z][A-Z0-9]*)-(?P<number>\d{3,})"
+    r"(?P<prefix>[A-Z](?<![\w.:/-][A-Z])[A-Z0-9]*)-(?P<number>\d{3,})"
     r"(?: v(?P<version>[1-9]\d*))?(?![\w-]|\.\d)"
 )
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(NamedTuple):
     """A name as written: ``LIT-004 v2`` is prefix LIT, number 4, version 2."""
 
     prefix: str
@@ -74,16 +78,9 @@ def link_names(text, targets):
     says so, with its successor linked; a name of an old version says that a
     newer one exists.
     """
-    parts, position = [], 0
-    for name in find_names(text):
-        target = targets.get(name.key)
-        if target is None:
-            continue
-        parts.append(conditional_escape(text[position : name.start]))
-        parts.append(_link(text[name.start : name.end], name, target))
-        position = name.end
-    parts.append(conditional_escape(text[position:]))
-    return mark_safe("".join(parts))  # Every part is escaped above.
+    text = conditional_escape(text)
+    # Names hold no character that HTML escapes: the escaped text is searched.
+    return mark_safe(_link_escaped_text(text, targets))  # Escaped above.
 
 
 TAG_RE = re.compile(r"(<[^>]*>)")
@@ -122,41 +119,29 @@ def _link_escaped_text(text, targets):
 
 
 def _link(written, name, target):
+    # Plain string formatting of escaped values: as format_html does, at a
+    # fraction of its cost for the thousand names of a long topic page.
     notes = []
     if name.version and name.version < target.version:
         notes.append(
-            format_html(
-                'a newer version, <a href="{}">v{}</a>, exists',
-                target.url,
-                target.version,
-            )
+            f'a newer version, <a href="{escape(target.url)}">v{target.version}</a>'
+            ", exists"
         )
     if target.is_retired:
-        note = target.status_label.lower()
+        note = escape(target.status_label.lower())
         if target.successor is not None:
+            successor = target.successor
             notes.append(
-                format_html(
-                    '{} by <a href="{}">{}</a>',
-                    note,
-                    target.successor.url,
-                    target.successor.label,
-                )
+                f'{note} by <a href="{escape(successor.url)}">'
+                f"{escape(successor.label)}</a>"
             )
         else:
             notes.append(note)
-    link = format_html(
-        '<a class="reference{}" href="{}">{}</a>',
-        " reference-retired" if target.is_retired else "",
-        target.url,
-        written,
-    )
+    retired = " reference-retired" if target.is_retired else ""
+    link = f'<a class="reference{retired}" href="{escape(target.url)}">{written}</a>'
     if not notes:
         return link
-    return format_html(
-        '{} <span class="reference-note">({})</span>',
-        link,
-        mark_safe("; ".join(notes)),  # Built with format_html.
-    )
+    return f'{link} <span class="reference-note">({"; ".join(notes)})</span>'
 
 
 def identifier_path(view_name):
@@ -184,32 +169,47 @@ def resolve(texts):
         records = DecisionRecord.objects.public().filter(number__in=numbers)
         resolver = _Targets(DecisionRecord, "catalogue:decision-detail")
         for record in records.select_related("superseded_by"):
-            targets[(record.PREFIX, record.number)] = resolver.target(record)
+            successor = record.superseded_by
+            if successor is not None and successor.is_public:
+                successor = resolver.target(
+                    successor.PREFIX, successor.number, successor.status
+                )
+            else:
+                successor = None
+            targets[(record.PREFIX, record.number)] = resolver.target(
+                record.PREFIX, record.number, record.status, successor=successor
+            )
     documents = {key for key in keys if key[0] != DecisionRecord.PREFIX}
     if documents:
-        found = (
+        # Rows, not models: a page of 1,000 summaries names about as many.
+        rows = (
             Document.objects.public()
             .filter(
                 registry__prefix__in={prefix for prefix, _ in documents},
                 number__in={number for _, number in documents},
             )
-            .select_related("registry", "superseded_by__registry")
-            .only(
-                "number",
-                "version",
-                "status",
+            .values_list(
                 "registry__prefix",
-                "superseded_by__number",
-                "superseded_by__version",
-                "superseded_by__status",
+                "number",
+                "status",
+                "version",
                 "superseded_by__registry__prefix",
+                "superseded_by__number",
+                "superseded_by__status",
+                "superseded_by__version",
             )
         )
         resolver = _Targets(Document, "catalogue:document-detail")
-        for document in found:
-            key = (document.registry.prefix, document.number)
-            if key in documents:
-                targets[key] = resolver.target(document)
+        for prefix, number, status, version, *successor in rows:
+            if (prefix, number) not in documents:
+                continue
+            if successor[0] is not None and successor[2] in Document.PUBLIC_STATUSES:
+                successor = resolver.target(*successor)
+            else:
+                successor = None
+            targets[(prefix, number)] = resolver.target(
+                prefix, number, status, version, successor
+            )
     return targets
 
 
@@ -217,18 +217,19 @@ class _Targets:
     """Targets of one model, with its URL reversed and labels translated once."""
 
     def __init__(self, model, view_name):
+        from catalogue.models import format_identifier
+
+        self.identifier = format_identifier
         self.path = identifier_path(view_name)
         self.labels = {value: str(label) for value, label in model.Status.choices}
 
-    def target(self, record):
-        successor = record.superseded_by
-        if successor is not None and not successor.is_public:
-            successor = None
+    def target(self, prefix, number, status, version=1, successor=None):
+        identifier = self.identifier(prefix, number)
         return Target(
-            label=record.identifier,
-            url=self.path(record.identifier),
-            status=record.status,
-            status_label=self.labels[record.status],
-            version=getattr(record, "version", 1),
-            successor=self.target(successor) if successor is not None else None,
+            label=identifier,
+            url=self.path(identifier),
+            status=status,
+            status_label=self.labels[status],
+            version=version,
+            successor=successor,
         )
