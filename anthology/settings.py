@@ -11,6 +11,8 @@ CACHE_KEY_PREFIX  prefix of this site's keys in the shared cache
 PAGE_CACHE    cache public pages for anonymous readers; on when REDIS_URL is set
 PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
               it at once whatever this says)
+PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
+              (default 32 MiB; 0 for none)
 """
 
 import os
@@ -62,6 +64,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Cached public pages are answered here, with the headers the middleware
+    # below gave them when they were rendered (issue 6).
+    "catalogue.caching.PublicPageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -73,8 +78,6 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # After authentication, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
-    # Last, so a cached page goes out through every middleware above (issue 6).
-    "catalogue.caching.PublicPageCacheMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -152,7 +155,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's backend, reusing its Redis clients (anthology/redis_cache.py).
+            "BACKEND": "anthology.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
             # A stopped Redis must cost a request milliseconds, not seconds:
@@ -164,6 +168,11 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 PAGE_CACHE = env_bool("PAGE_CACHE", default=bool(REDIS_URL))
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", str(24 * 3600)))
+# Each process also keeps copies of the pages it served last, up to this many
+# bytes; a copy is served only under the shared cache's current generations.
+PAGE_CACHE_LOCAL_BYTES = int(
+    os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024))
+)
 
 TAGGIT_CASE_INSENSITIVE = True
 

@@ -28,13 +28,17 @@ not be written are written first thing once it answers again (issue 7).
 import hashlib
 import logging
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from email.utils import formatdate
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse, HttpResponseNotModified
+from django.http.response import HttpResponseBase
+from django.urls import Resolver404, resolve
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_http_date_safe, quote_etag
 from redis.exceptions import RedisError
@@ -65,12 +69,6 @@ PAGES = {
     "catalogue:decision-list": lambda kw: [DECISIONS],
     "catalogue:decision-detail": lambda kw: [DECISIONS],
 }
-
-# Marks a request answered from the cache.
-SERVED = object()
-
-# Response headers kept with a cached page.
-KEPT_HEADERS = ["Content-Type", "Content-Language", "Location"]
 
 
 def topic_scope(slug):
@@ -110,29 +108,92 @@ def generations(scopes):
 
     Raise CacheUnavailable when the cache cannot be reached or keep a token.
     """
+    return _read(scopes)[0]
+
+
+def _read(scopes, page_key=None):
+    """``generations(scopes)``, and the page stored at ``page_key`` for them.
+
+    The page comes from this process's copies when it holds the one stored
+    under these very generations; from the shared cache otherwise.
+    """
     try:
-        return _generations(scopes)
+        if _unwritten:
+            _write_expiry(set(_unwritten))
+            _unwritten.clear()
+        keys = {scope: _generation_key(scope) for scope in scopes}
+        found = cache.get_many(keys.values())
+        current = {}
+        for scope, key in keys.items():
+            value = found.get(key)
+            if value is None:
+                # add() keeps a token another process minted meanwhile.
+                cache.add(key, _new_generation(), timeout=None)
+                value = cache.get(key)
+                if value is None:
+                    raise CacheUnavailable(f"{key} could not be kept")
+            current[scope] = value
+        if page_key is None:
+            return current, None
+        page = local_pages.get(page_key, current)
+        if page is None:
+            page = cache.get(page_key)
+            if page is None or page[0] != current:
+                return current, None
+            local_pages.put(page_key, page)
+        return current, page
     except CACHE_ERRORS as error:
         raise CacheUnavailable(str(error)) from error
 
 
-def _generations(scopes):
-    if _unwritten:
-        _write_expiry(set(_unwritten))
-        _unwritten.clear()
-    keys = {scope: _generation_key(scope) for scope in scopes}
-    found = cache.get_many(keys.values())
-    current = {}
-    for scope, key in keys.items():
-        value = found.get(key)
-        if value is None:
-            # add() keeps a token another process minted meanwhile.
-            cache.add(key, _new_generation(), timeout=None)
-            value = cache.get(key)
-            if value is None:
-                raise CacheUnavailable(f"{key} could not be kept")
-        current[scope] = value
-    return current
+class LocalPages:
+    """The pages this process served last, up to ``limit`` bytes of them.
+
+    A page read from the shared cache crosses the network whole; a copy kept
+    here costs nothing to read. A copy is served only while the generations
+    it was stored under are the current ones, read from the shared cache for
+    every request, so a change on any instance retires it at once.
+    """
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.pages = OrderedDict()
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def get(self, key, current):
+        with self.lock:
+            page = self.pages.get(key)
+            if page is None:
+                return None
+            if page[0] != current:
+                self._drop(key)
+                return None
+            self.pages.move_to_end(key)
+            return page
+
+    def put(self, key, page):
+        size = len(page[2])
+        if size > self.limit:
+            return
+        with self.lock:
+            if key in self.pages:
+                self._drop(key)
+            self.pages[key] = page
+            self.size += size
+            while self.size > self.limit:
+                self._drop(next(iter(self.pages)))
+
+    def clear(self):
+        with self.lock:
+            self.pages.clear()
+            self.size = 0
+
+    def _drop(self, key):
+        self.size -= len(self.pages.pop(key)[2])
+
+
+local_pages = LocalPages(settings.PAGE_CACHE_LOCAL_BYTES)
 
 
 def expire(*scopes):
@@ -266,10 +327,19 @@ def _cacheable_request(request):
     )
 
 
+def page_scopes(match):
+    """The scopes of the page a URL resolved to, or None if it is never cached."""
+    if match is None or match.view_name not in PAGES:
+        return None
+    return [RECORD, *PAGES[match.view_name](match.kwargs)]
+
+
 def _page_key(request):
     # Pages print absolute URLs (canonical links, feeds), so the host counts.
+    # The version names what a stored page holds: a page kept by an older
+    # release (without its headers) is never served by this one.
     url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
-    return "page:" + hashlib.sha256(url.encode()).hexdigest()
+    return "page:v2:" + hashlib.sha256(url.encode()).hexdigest()
 
 
 def _validators(current):
@@ -306,25 +376,35 @@ def _with_validators(response, etag, last_modified):
     return response
 
 
+# Headers a stored page is kept without: the validators are those of the
+# generations current when it is served, and a page that sets a cookie is
+# never stored.
+UNKEPT_HEADERS = {"etag", "last-modified", "set-cookie"}
+
+
 class PublicPageCacheMiddleware:
     """Serve anonymous readers' public pages from the shared cache.
 
-    Put it last in MIDDLEWARE: a cached page then goes out through every other
-    middleware (security headers, CSP) as a rendered one does.
+    Put it after SecurityMiddleware and WhiteNoise, before the rest. A page
+    found in the cache (or a 304) is answered here, without the session,
+    CSRF, authentication, CSP or any other middleware below and without
+    resolving a view: it is stored with the headers those gave it when it
+    was rendered (CSP, X-Frame-Options, Content-Type), and the middleware
+    above adds its own to both alike. A page not found goes on and is stored
+    on its way back, once everything below has had its say.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        page = self._lookup(request)
+        if isinstance(page, HttpResponseBase):
+            return page
         response = self.get_response(request)
-        page = getattr(request, "_public_page", None)
-        if page is SERVED:
-            return response
         if page is None:
-            if (
-                self._scopes(request) is not None
-                and settings.SESSION_COOKIE_NAME in request.COOKIES
+            if settings.SESSION_COOKIE_NAME in request.COOKIES and page_scopes(
+                getattr(request, "resolver_match", None)
             ):
                 # A live page of someone with a session: never for others.
                 patch_cache_control(response, private=True, no_cache=True)
@@ -336,48 +416,54 @@ class PublicPageCacheMiddleware:
                 current,
                 response.status_code,
                 response.content,
-                [(h, response[h]) for h in KEPT_HEADERS if h in response],
+                [
+                    (header, value)
+                    for header, value in response.items()
+                    if header.lower() not in UNKEPT_HEADERS
+                ],
             )
             try:
                 cache.set(key, stored, timeout=settings.PAGE_CACHE_SECONDS)
             except CACHE_ERRORS:
                 logger.warning("Shared cache unreachable; page %s not stored", key)
+            else:
+                local_pages.put(key, stored)
         if response.status_code == 200:
             _with_validators(response, etag, last_modified)
         return response
 
-    def _scopes(self, request):
-        match = request.resolver_match
-        if match is None or match.view_name not in PAGES:
-            return None
-        return [RECORD, *PAGES[match.view_name](match.kwargs)]
+    def _lookup(self, request):
+        """The response from the cache, what storing the page will need, or None.
 
-    def process_view(self, request, view_func, view_args, view_kwargs):
-        scopes = self._scopes(request)
-        if scopes is None or not _cacheable_request(request):
+        None: the page is never cached, or not for this request, or the cache
+        cannot be reached (rendered live from the database, as for an editor).
+        """
+        if not _cacheable_request(request):
+            return None
+        try:
+            match = resolve(request.path_info)
+        except Resolver404:
+            return None
+        scopes = page_scopes(match)
+        if scopes is None:
             return None
         # The generations are read before the view reads the database, so a
         # page rendered from data older than a change is stored under the
         # generation the change replaced, and never served after it.
+        key = _page_key(request)
         try:
-            current = generations(scopes)
-            key = _page_key(request)
-            stored = cache.get(key)
-        except (CacheUnavailable, *CACHE_ERRORS):
-            return None  # Rendered live from the database, as for an editor.
+            current, stored = _read(scopes, key)
+        except CacheUnavailable:
+            return None
         etag, last_modified = _validators(current)
         if _not_modified(request, etag, last_modified):
-            request._public_page = SERVED
-            return _with_validators(HttpResponseNotModified(), etag, last_modified)
-        if stored is not None and stored[0] == current:
+            response = HttpResponseNotModified()
+        elif stored is not None:
             _, status, content, headers = stored
-            response = HttpResponse(content, status=status)
-            for header, value in headers:
-                response[header] = value
-            request._public_page = SERVED
-            return _with_validators(response, etag, last_modified)
-        request._public_page = (key, current, etag, last_modified)
-        return None
+            response = HttpResponse(content, status=status, headers=dict(headers))
+        else:
+            return key, current, etag, last_modified
+        return _with_validators(response, etag, last_modified)
 
     def _storable(self, request, response):
         session = getattr(request, "session", None)

@@ -115,7 +115,11 @@ def serving_settings():
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Every test starts with nothing cached."""
+    """Every test starts with nothing cached, in the cache or in this process."""
+    from catalogue import caching
+
     cache.clear()
+    caching.local_pages.clear()
     yield
     cache.clear()
+    caching.local_pages.clear()

@@ -6,6 +6,8 @@ A page served from the cache costs no SQL query, which is how these tests
 tell a cached page (warm) from a rendered one.
 """
 
+import os
+
 import pytest
 from django.core.cache import cache
 from django.db import connection
@@ -78,6 +80,23 @@ def test_a_second_anonymous_request_is_served_from_the_cache(
 
     assert second.content == first.content
     assert second["Content-Type"] == first["Content-Type"]
+
+
+def test_a_cached_page_is_answered_before_the_session_with_its_rendered_headers(
+    client, record, django_assert_num_queries
+):
+    path = record["first"].get_absolute_url()
+    first = client.get(path)
+
+    second = is_warm(client, path, django_assert_num_queries)
+
+    # No middleware after the cache's ran: not even the session's.
+    assert not hasattr(second.wsgi_request, "session")
+    assert hasattr(first.wsgi_request, "session")
+    # Yet it carries every header the rendered page had, CSP included.
+    assert dict(second.items()) == dict(first.items())
+    assert "Content-Security-Policy" in second
+    assert second["X-Frame-Options"] == "DENY"
 
 
 def test_publishing_a_revision_refreshes_its_page_topic_index_and_feeds(
@@ -485,3 +504,18 @@ def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
 
     assert "Newer" in text_of(client, path)
     assert caching._unwritten == set()
+
+
+def test_the_redis_cache_reuses_its_client_and_still_works():
+    # Django's backend makes a Redis client per operation (anthology/redis_cache).
+    from anthology.redis_cache import RedisCache
+
+    backend = RedisCache(
+        "redis://127.0.0.1:6379/15", {"KEY_PREFIX": f"anthology-test-{os.getpid()}"}
+    )
+    backend.set("page", "‘cached’ — bytes")
+    try:
+        assert backend.get_many(["page", "missing"]) == {"page": "‘cached’ — bytes"}
+        assert backend._cache.get_client() is backend._cache.get_client(write=True)
+    finally:
+        backend.delete("page")
