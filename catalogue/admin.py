@@ -215,7 +215,7 @@ class DocumentAdmin(
     search_fields = ["title", "authors", "source_identifier", "citation_note"]
     # The unique (registry, number) index gives the first page without sorting
     # the table, and an estimate stands in for counting it (issue 6).
-    ordering = ["registry", "number"]
+    ordering = ["registry_id", "number"]
     paginator = EstimatedCountPaginator
     show_full_result_count = False
     empty_value_display = "Unfiled"

@@ -13,28 +13,24 @@ class EstimatedCountPaginator(Paginator):
 
     ``COUNT(*)`` reads the whole table, on every page of the admin's document
     list; the planner's row estimate (``pg_class.reltuples``, kept by
-    autovacuum and ANALYZE) costs one lookup by primary key. A filtered or
-    searched list, a small table, and SQLite are counted exactly.
+    autovacuum and ANALYZE) costs one lookup by primary key. One query asks
+    for the estimate and, when it is small or missing (a table never
+    analysed), counts instead, so the list costs the same number of queries
+    at any size. A filtered or searched list, and SQLite, are counted exactly.
     """
 
     @cached_property
     def count(self):
         queryset = self.object_list
-        if not queryset.query.where:
-            estimate = self._estimate(queryset)
-            if estimate is not None and estimate >= ESTIMATE_ABOVE:
-                return estimate
-        return super().count
-
-    def _estimate(self, queryset):
         connection = connections[queryset.db]
-        if connection.vendor != "postgresql":
-            return None
+        if queryset.query.where or connection.vendor != "postgresql":
+            return super().count
+        table = connection.ops.quote_name(queryset.model._meta.db_table)
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-                [queryset.model._meta.db_table],
+                "SELECT CASE WHEN reltuples >= %s THEN reltuples::bigint "
+                f"ELSE (SELECT COUNT(*) FROM {table}) END "
+                "FROM pg_class WHERE oid = %s::regclass",
+                [ESTIMATE_ABOVE, queryset.model._meta.db_table],
             )
-            row = cursor.fetchone()
-        # -1 (or nothing) until the table has been analysed once.
-        return row[0] if row and row[0] >= 0 else None
+            return cursor.fetchone()[0]

@@ -6,6 +6,7 @@ and titles that begin "[Sample]". It never touches the real record's rows.
 """
 
 import random
+from itertools import accumulate
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -47,7 +48,8 @@ SURNAMES = [
     "Afroz",
     "Jangda",
 ]
-WORDS = [
+# The sample tags, one per word.
+TAG_WORDS = [
     "scalable",
     "efficient",
     "distributed",
@@ -77,7 +79,58 @@ WORDS = [
     "benchmark",
     "evaluation",
 ]
+# The words of sample text, most common first: the n-th is drawn with weight
+# 1/n (Zipf's law, as in real abstracts), so a reader's search for a
+# specific term matches a small share of the record, as it would in the real
+# one, rather than nearly all of it (issue 6's search benchmark).
+VOCABULARY_TEXT = """
+model training method data results performance approach network learning
+large show models using neural time paper propose system deep accuracy
+task tasks scale parallel parallelism memory compute efficient distributed workers
+cost batch layer layers gradient across single set based framework new
+optimization algorithm inference hardware throughput latency speedup
+communication bandwidth cluster nodes devices accelerators GPUs TPUs
+parameters weights activations tokens sequence attention transformer
+language vision image speech benchmark evaluation baseline baselines
+analysis study problem work previous existing better faster lower higher
+convergence stochastic descent momentum adaptive learning-rate schedule
+warmup loss objective regularisation generalisation overfitting dropout
+normalisation embedding vocabulary decoder encoder pretraining fine-tuning
+transfer multitask curriculum augmentation synthetic labels supervision
+unsupervised self-supervised contrastive reinforcement policy reward agent
+environment simulation robotics control planning search tree graph
+message-passing recurrent convolutional residual skip connections pooling
+kernel operator fusion compiler scheduling placement partitioning sharding
+replication consistency fault tolerance recovery elastic preemption spot
+checkpointing rematerialisation offloading swapping paging allocator
+fragmentation pipeline bubble micro-batches stages interleaved tensor
+sequence-parallel expert routing gating mixture experts load-balancing
+capacity sparse dense pruning sparsity structured unstructured magnitude
+lottery distillation teacher student compression quantisation quantised
+low-precision mixed-precision bfloat16 fp8 int8 rounding error-feedback
+sketching sparsification top-k signSGD all-reduce ring tree-reduce
+parameter-server asynchronous stale staleness bounded synchronous
+decentralised gossip consensus topology peer federated clients privacy
+differential secure aggregation heterogeneity non-iid personalisation
+robust byzantine poisoning backdoor adversarial certified verification
+fairness bias calibration uncertainty bayesian ensembles variational
+posterior prior sampling diffusion generative autoregressive flows
+energy carbon power efficiency cost-model profiler simulator trace
+workload characterisation datacenter serving batching caching kv-cache
+speculative decoding beam retrieval augmented long-context positional
+rotary alibi flash-attention linear-attention state-space recurrence
+low-rank adapters lora prompt instruction alignment preference rlhf
+reasoning chain-of-thought tools agents code mathematics theorem proving
+scaling-laws compute-optimal data-mixture deduplication filtering tokenizer
+multilingual translation summarisation question answering dialogue
+"""
+VOCABULARY = VOCABULARY_TEXT.split()
 VENUES = ["OSDI ‘20", "(SoCC ‘25)", "— CoCoNet (ASPLOS 2022)", "NeurIPS 2023"]
+PUBLIC_STATUSES = [
+    Document.Status.ACTIVE,
+    Document.Status.SUPERSEDED,
+    Document.Status.WITHDRAWN,
+]
 STATUSES = (
     [Document.Status.ACTIVE] * 80
     + [Document.Status.SUPERSEDED] * 6
@@ -101,7 +154,8 @@ class Command(BaseCommand):
             registries = [self.registry(prefix, name) for prefix, name in REGISTRIES]
             topics = self.topics()
             tags = [
-                Tag.objects.get_or_create(name=f"sample-{word}")[0] for word in WORDS
+                Tag.objects.get_or_create(name=f"sample-{word}")[0]
+                for word in TAG_WORDS
             ]
             made = self.documents(rng, documents, registries, topics, tags)
         self.stdout.write(f"Generated {made} SAMPLE documents (sample data only).")
@@ -175,22 +229,30 @@ class Command(BaseCommand):
             source = f"DOI:10.{rng.randint(1000, 9999)}/sample.{number}"
         else:
             source = ""
-        words = rng.sample(WORDS, 6)
         other = f"{registry.prefix}-{rng.randint(1, max(number - 1, 1)):03d}"
+        unfiled = number % 30 == 7  # So that even 50 documents have some.
         return Document(
             registry=registry,
             number=number,
             version=rng.choice([1, 1, 1, 2, 2, 3, 4]),
-            status=rng.choice(STATUSES),
-            topic=None if rng.random() < 0.03 else rng.choice(topics),
-            title=f"[Sample] {' '.join(words).capitalize()}",
+            status=rng.choice(PUBLIC_STATUSES if unfiled else STATUSES),
+            topic=None if unfiled else rng.choice(topics),
+            title=f"[Sample] {words(rng, 7).capitalize()}",
             authors=f"{rng.choice(SURNAMES)} et al.",
             year=year,
             source_identifier=source,
             citation_note=rng.choice(VENUES) if rng.random() < 0.2 else "",
             summary=(
-                f"Sample summary: {' '.join(rng.sample(WORDS, 12))}, measured at "
+                f"Sample summary: {words(rng, 14)}, measured at "
                 f"{rng.randint(2, 64)}× the baseline — builds on {other}. "
-                f"{' '.join(rng.sample(WORDS, 18)).capitalize()}."
+                f"{words(rng, 22).capitalize()}."
             ),
         )
+
+
+WEIGHTS = list(accumulate(1 / rank for rank in range(1, len(VOCABULARY) + 1)))
+
+
+def words(rng, n):
+    """``n`` words of sample text, drawn by Zipf's law."""
+    return " ".join(rng.choices(VOCABULARY, cum_weights=WEIGHTS, k=n))
