@@ -68,6 +68,42 @@ def format_identifier(prefix, number):
     return f"{prefix}-{number:03d}"
 
 
+def format_label(identifier, version):
+    """The identifier as listed: the version is shown from v2 on."""
+    return f"{identifier} v{version}" if version > 1 else identifier
+
+
+class TableRow:
+    """A public document as a table row shows it, made from plain values.
+
+    A topic page lists up to 1,000 documents: from the values of
+    ``DocumentQuerySet.as_table_rows()`` they cost a third of the time of
+    model instances (issue 6).
+    """
+
+    FIELDS = [
+        "registry__prefix",
+        "number",
+        "version",
+        "status",
+        "title",
+        "authors",
+        "year",
+        "source_identifier",
+        "citation_note",
+        "summary",
+    ]
+    __slots__ = ["identifier", "label", "status", "summary_with_citation", "title"]
+
+    def __init__(self, prefix, number, version, status, title, *cited):
+        *citation, summary = cited
+        self.identifier = format_identifier(prefix, number)
+        self.label = format_label(self.identifier, version)
+        self.status = status
+        self.title = title
+        self.summary_with_citation = join_summary(Citation(*citation), summary)
+
+
 class RegistryCount(NamedTuple):
     """``listed`` of ``total`` public documents of a registry (67 of 737 LIT)."""
 
@@ -181,10 +217,8 @@ class DocumentQuerySet(models.QuerySet):
         return self.select_related("registry").order_by("registry__prefix", "number")
 
     def as_table_rows(self):
-        """In number order, loading only what a table row shows (issue 6)."""
-        return self.in_number_order().only(
-            "registry__prefix", "number", "version", "status", *CitedText.CONTENT_FIELDS
-        )
+        """In number order, as the values a ``TableRow`` is made of (issue 6)."""
+        return self.order_by("registry__prefix", "number").values_list(*TableRow.FIELDS)
 
     def tags(self):
         """The tags these documents carry, each once.
@@ -437,9 +471,7 @@ class Document(CitedText):
     @property
     def label(self):
         """The identifier as listed: the version is shown from v2 on."""
-        if self.version > 1:
-            return f"{self.identifier} v{self.version}"
-        return self.identifier
+        return format_label(self.identifier, self.version)
 
     @property
     def is_public(self):

@@ -6,7 +6,7 @@ any number of texts, so a page of 1,000 summaries costs the same as one.
 """
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from typing import NamedTuple
 
@@ -37,8 +37,7 @@ class Name(NamedTuple):
         return (self.prefix, self.number)
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A public record a name can point at."""
 
     label: str
@@ -55,20 +54,25 @@ class Target:
 
 def find_names(text, prefixes=None):
     """Every name in ``text``, optionally only those with a known prefix."""
-    names = []
-    for match in NAME_RE.finditer(text or ""):
-        if prefixes is not None and match["prefix"] not in prefixes:
-            continue
-        names.append(
-            Name(
-                prefix=match["prefix"],
-                number=int(match["number"]),
-                version=int(match["version"]) if match["version"] else None,
-                start=match.start(),
-                end=match.end(),
-            )
+    names = _names(text or "")
+    if prefixes is not None:
+        return [name for name in names if name.prefix in prefixes]
+    return list(names)
+
+
+@lru_cache(maxsize=4096)
+def _names(text):
+    # Remembered: a page resolves its texts' names, then links them.
+    return tuple(
+        Name(
+            prefix=match["prefix"],
+            number=int(match["number"]),
+            version=int(match["version"]) if match["version"] else None,
+            start=match.start(),
+            end=match.end(),
         )
-    return names
+        for match in NAME_RE.finditer(text)
+    )
 
 
 def link_names(text, targets):
@@ -107,7 +111,7 @@ def link_names_in_html(html, targets):
 
 def _link_escaped_text(text, targets):
     parts, position = [], 0
-    for name in find_names(text):
+    for name in _names(text):
         target = targets.get(name.key)
         if target is None:
             continue
@@ -162,7 +166,7 @@ def resolve(texts):
     """
     from catalogue.models import DecisionRecord, Document
 
-    keys = {name.key for text in texts for name in find_names(text)}
+    keys = {name.key for text in texts for name in _names(text or "")}
     targets = {}
     numbers = {number for prefix, number in keys if prefix == DecisionRecord.PREFIX}
     if numbers:

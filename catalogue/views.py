@@ -9,7 +9,14 @@ from django.views.generic import DetailView, ListView, TemplateView
 from catalogue import search
 from catalogue.citation_formats import citation_response
 from catalogue.filters import DocumentFilter
-from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
+from catalogue.models import (
+    DecisionRecord,
+    Document,
+    Preface,
+    Registry,
+    TableRow,
+    Topic,
+)
 from catalogue.references import identifier_path, link_names, resolve
 from catalogue.versions import version_comparison
 
@@ -70,10 +77,10 @@ def document_rows(documents, references):
 class DocumentListView(ListView):
     """A list of public documents in number order, filtered from the URL.
 
-    Subclasses narrow ``base_queryset()``. Context: ``documents`` (this page's
-    rows), ``rows`` (their table rows as HTML, from ``document_rows``),
-    ``filter``, ``references`` for the rows' cross-references, and
-    ``is_filtered``.
+    Subclasses narrow ``base_queryset()``. Context: ``documents`` (this
+    page's ``TableRow`` objects), ``rows`` (their table rows as HTML, from
+    ``document_rows``), ``filter``, ``references`` for the rows'
+    cross-references, and ``is_filtered``.
     """
 
     context_object_name = "documents"
@@ -95,7 +102,7 @@ class DocumentListView(ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["documents"] = list(context["documents"])
+        context["documents"] = [TableRow(*values) for values in context["documents"]]
         context["references"] = resolve(
             [document.summary_with_citation for document in context["documents"]]
         )
