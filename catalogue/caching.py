@@ -32,6 +32,7 @@ import threading
 import time
 from collections import OrderedDict
 from email.utils import formatdate
+from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
@@ -357,29 +358,46 @@ def _validators(current):
 
 
 def _not_modified(request, etag, last_modified):
-    if_none_match = request.headers.get("If-None-Match")
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
     if if_none_match is not None:
         return etag in {tag.strip() for tag in if_none_match.split(",")} or (
             if_none_match.strip() == "*"
         )
-    since = parse_http_date_safe(request.headers.get("If-Modified-Since", ""))
-    return last_modified is not None and since is not None and last_modified <= since
+    since = request.META.get("HTTP_IF_MODIFIED_SINCE")
+    if since is None or last_modified is None:
+        return False
+    since = parse_http_date_safe(since)
+    return since is not None and last_modified <= since
 
 
 def _with_validators(response, etag, last_modified):
     response["ETag"] = etag
-    if last_modified is not None:
-        response["Last-Modified"] = formatdate(last_modified, usegmt=True)
+    _with_last_modified(response, last_modified)
     # Shared caches may keep it, but must ask again each time (never stale).
     patch_cache_control(response, public=True, no_cache=True)
     patch_vary_headers(response, ["Cookie"])
     return response
 
 
-# Headers a stored page is kept without: the validators are those of the
-# generations current when it is served, and a page that sets a cookie is
-# never stored.
-UNKEPT_HEADERS = {"etag", "last-modified", "set-cookie"}
+def _with_last_modified(response, last_modified):
+    if last_modified is not None:
+        response["Last-Modified"] = formatdate(last_modified, usegmt=True)
+    return response
+
+
+# A stored page keeps its headers, ETag and caching ones included (the page
+# is served only under the generations they were made for), but not its
+# Last-Modified: it is sent once the second of the change is over.
+UNKEPT_HEADERS = {"last-modified", "set-cookie"}
+
+
+@lru_cache(maxsize=1024)
+def _path_scopes(path):
+    """``page_scopes`` of the page at ``path``, resolved once per process."""
+    try:
+        return page_scopes(resolve(path))
+    except Resolver404:
+        return None
 
 
 class PublicPageCacheMiddleware:
@@ -411,16 +429,18 @@ class PublicPageCacheMiddleware:
                 patch_vary_headers(response, ["Cookie"])
             return response
         key, current, etag, last_modified = page
+        if response.status_code == 200:
+            _with_validators(response, etag, None)
         if self._storable(request, response):
             stored = (
                 current,
                 response.status_code,
                 response.content,
-                [
-                    (header, value)
+                {
+                    header: value
                     for header, value in response.items()
                     if header.lower() not in UNKEPT_HEADERS
-                ],
+                },
             )
             try:
                 cache.set(key, stored, timeout=settings.PAGE_CACHE_SECONDS)
@@ -429,7 +449,7 @@ class PublicPageCacheMiddleware:
             else:
                 local_pages.put(key, stored)
         if response.status_code == 200:
-            _with_validators(response, etag, last_modified)
+            _with_last_modified(response, last_modified)
         return response
 
     def _lookup(self, request):
@@ -440,11 +460,7 @@ class PublicPageCacheMiddleware:
         """
         if not _cacheable_request(request):
             return None
-        try:
-            match = resolve(request.path_info)
-        except Resolver404:
-            return None
-        scopes = page_scopes(match)
+        scopes = _path_scopes(request.path_info)
         if scopes is None:
             return None
         # The generations are read before the view reads the database, so a
@@ -457,13 +473,12 @@ class PublicPageCacheMiddleware:
             return None
         etag, last_modified = _validators(current)
         if _not_modified(request, etag, last_modified):
-            response = HttpResponseNotModified()
-        elif stored is not None:
-            _, status, content, headers = stored
-            response = HttpResponse(content, status=status, headers=dict(headers))
-        else:
+            return _with_validators(HttpResponseNotModified(), etag, last_modified)
+        if stored is None:
             return key, current, etag, last_modified
-        return _with_validators(response, etag, last_modified)
+        _, status, content, headers = stored
+        response = HttpResponse(content, status=status, headers=headers)
+        return _with_last_modified(response, last_modified)
 
     def _storable(self, request, response):
         session = getattr(request, "session", None)
