@@ -1,5 +1,6 @@
-"""Two real app instances, one PostgreSQL, one Redis: a change published
-through one shows on the other's next response (issue 6)."""
+"""Two real app instances, one PostgreSQL, one Redis: a change made through
+one (publishing, withdrawing, refiling, editing a topic or a decision record)
+shows on the other's next response, its cache warm before (issue 6)."""
 
 import http.cookiejar
 import os
@@ -18,7 +19,13 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
 from catalogue.models import Document
-from tests.factories import PASSWORD, DocumentFactory, TopicFactory, UserFactory
+from tests.factories import (
+    PASSWORD,
+    DecisionRecordFactory,
+    DocumentFactory,
+    TopicFactory,
+    UserFactory,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PORTS = (8034, 8035)
@@ -147,27 +154,36 @@ class Browser:
             return response.read().decode()
 
 
+def signed_in(base, user):
+    """``user`` signed in to the instance at ``base``."""
+    # The instances know the production hashers, not the tests' fast MD5; few
+    # iterations keep the login quick.
+    user.password = PBKDF2PasswordHasher().encode(PASSWORD, "salt", 1000)
+    user.save(update_fields=["password"])
+    browser = Browser(base)
+    browser.post(
+        "/admin/login/?next=/admin/",
+        {"username": user.username, "password": PASSWORD},
+    )
+    return browser
+
+
+def publisher_on(base):
+    return signed_in(base, UserFactory(publisher=True, username="publisher"))
+
+
 def test_a_document_published_through_one_instance_shows_on_the_other(
     editorial_groups, instances
 ):
     a, b = instances
     topic = TopicFactory(slug="distributed")
     draft = DocumentFactory(topic=topic, number=4, draft=True, title="Fresh from A")
-    publisher = UserFactory(publisher=True, username="publisher")
-    # The instances know the production hashers, not the tests' fast MD5; few
-    # iterations keep the login quick.
-    publisher.password = PBKDF2PasswordHasher().encode(PASSWORD, "salt", 1000)
-    publisher.save(update_fields=["password"])
     reader = Browser(b)
     topic_page = f"/topics/{topic.slug}/"
     assert "Fresh from A" not in reader.get(topic_page)
     assert "Fresh from A" not in reader.get(topic_page)  # Now from the cache.
 
-    editor = Browser(a)
-    editor.post(
-        "/admin/login/?next=/admin/",
-        {"username": publisher.username, "password": PASSWORD},
-    )
+    editor = publisher_on(a)
     editor.post(
         "/admin/catalogue/document/",
         {"action": "publish_action", "_selected_action": [draft.pk], "index": 0},
@@ -177,3 +193,78 @@ def test_a_document_published_through_one_instance_shows_on_the_other(
     assert "Fresh from A" in reader.get(topic_page)
     assert "Fresh from A" in reader.get("/LIT-004/")
     assert "Fresh from A" in Browser(a).get(topic_page)
+
+
+def test_every_kind_of_change_through_one_instance_shows_on_the_other(
+    editorial_groups, instances
+):
+    a, b = instances
+    first = TopicFactory(name="Distributed optimisation", slug="distributed")
+    second = TopicFactory(name="Evaluation", slug="evaluation")
+    withdrawn = DocumentFactory(topic=first, number=4, title="To be withdrawn")
+    moved = DocumentFactory(topic=first, number=7, title="To be refiled")
+    decision = DecisionRecordFactory(number=26, title="Numbers are kept")
+    editor = publisher_on(a)
+    # Topics are the administrators' to edit.
+    administrator = signed_in(a, UserFactory(username="admin", is_superuser=True))
+    reader = Browser(b)
+    pages = ["/topics/distributed/", "/topics/evaluation/", "/decisions/ADR-026/"]
+
+    def seen_on_b():
+        """Each page as B's next response shows it, B's cache warm before."""
+        return {path: reader.get(path) for path in pages}
+
+    def through_a(path, data, browser=editor):
+        seen_on_b(), seen_on_b()  # Rendered, then served from B's cache.
+        browser.post(path, data)
+        return seen_on_b()
+
+    changelist = "/admin/catalogue/document/"
+    seen = through_a(
+        changelist,
+        {"action": "withdraw_action", "_selected_action": [withdrawn.pk], "index": 0},
+    )
+    assert Document.objects.get(pk=withdrawn.pk).status == Document.Status.WITHDRAWN
+    assert '<td class="status">Withdrawn</td>' in seen["/topics/distributed/"]
+
+    editor.post(
+        changelist,
+        {
+            "action": "refile_action",
+            "topic": second.pk,
+            "_selected_action": [moved.pk],
+            "index": 0,
+        },
+    )
+    seen = through_a(
+        changelist,
+        {"action": "publish_action", "_selected_action": [moved.pk], "index": 0},
+    )
+    assert Document.objects.get(pk=moved.pk).topic == second
+    assert "To be refiled" not in seen["/topics/distributed/"]
+    assert "To be refiled" in seen["/topics/evaluation/"]
+
+    seen = through_a(
+        f"/admin/catalogue/topic/{second.pk}/change/",
+        {
+            "name": "Evaluation — methods",
+            "slug": second.slug,
+            "scope": second.scope,
+            "flavour": second.flavour,
+            "position": second.position,
+        },
+        administrator,
+    )
+    assert "<h1>Evaluation — methods</h1>" in seen["/topics/evaluation/"]
+
+    seen = through_a(
+        f"/admin/catalogue/decisionrecord/{decision.pk}/change/",
+        {
+            "number": 26,
+            "title": "Numbers are never reused",
+            "status": decision.status,
+            "decided_on": "",
+            "body": "A withdrawn document keeps its number.",
+        },
+    )
+    assert "Numbers are never reused" in seen["/decisions/ADR-026/"]
