@@ -82,7 +82,7 @@ def link_names(text, targets):
     says so, with its successor linked; a name of an old version says that a
     newer one exists.
     """
-    text = conditional_escape(text)
+    text = conditional_escape(text or "")
     # Names hold no character that HTML escapes: the escaped text is searched.
     return mark_safe(_link_escaped_text(text, targets))  # Escaped above.
 
