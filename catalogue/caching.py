@@ -395,9 +395,10 @@ UNKEPT_HEADERS = {"last-modified", "set-cookie"}
 def _path_scopes(path):
     """``page_scopes`` of the page at ``path``, resolved once per process."""
     try:
-        return page_scopes(resolve(path))
+        scopes = page_scopes(resolve(path))
     except Resolver404:
         return None
+    return None if scopes is None else tuple(scopes)
 
 
 class PublicPageCacheMiddleware:
