@@ -245,11 +245,12 @@ class DocumentQuerySet(models.QuerySet):
     def registry_counts(self, *, topic):
         """Per registry: how many of these documents ``topic`` holds, of all.
 
-        ``topic=None`` counts the unfiled documents. One query: a count per
-        registry, each an index-only scan of ``document_registry_counts``, so
-        it reads no table rows however large the record grows (issue 6).
+        ``topic=None`` counts the unfiled documents. One query.
         """
 
+        # A count per registry, each an index-only scan of the index
+        # document_registry_counts: no table row is read, however large the
+        # record grows (issue 6).
         def count(documents):
             return Coalesce(
                 Subquery(
