@@ -104,19 +104,13 @@ class CacheUnavailable(Exception):
     """The shared cache did not answer: serve live, trust no generation."""
 
 
-def generations(scopes):
-    """The current generation of each scope, minting those the cache lacks.
-
-    Raise CacheUnavailable when the cache cannot be reached or keep a token.
-    """
-    return _read(scopes)[0]
-
-
-def _read(scopes, page_key=None):
-    """``generations(scopes)``, and the page stored at ``page_key`` for them.
+def _read(scopes, page_key):
+    """The current generation of each scope, minting those the cache lacks,
+    and the page stored at ``page_key`` under them (or None).
 
     The page comes from this process's copies when it holds the one stored
-    under these very generations; from the shared cache otherwise.
+    under these very generations; from the shared cache otherwise. Raise
+    CacheUnavailable when the cache cannot be reached or keep a token.
     """
     try:
         if _unwritten:
@@ -134,8 +128,6 @@ def _read(scopes, page_key=None):
                 if value is None:
                     raise CacheUnavailable(f"{key} could not be kept")
             current[scope] = value
-        if page_key is None:
-            return current, None
         page = local_pages.get(page_key, current)
         if page is None:
             page = cache.get(page_key)
