@@ -57,7 +57,13 @@ INSTALLED_APPS = [
     "auditlog",
     "axes",
     "csp",
+    # One app per concern; data flows one way: catalogue <- exchange <- public
+    # <- editorial, and pagecache knows nothing of the others.
     "catalogue",
+    "exchange",
+    "public",
+    "editorial",
+    "pagecache",
 ]
 
 MIDDLEWARE = [
@@ -65,13 +71,13 @@ MIDDLEWARE = [
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Cached public pages are answered here, with the headers the middleware
-    # below gave them when they were rendered (issue 6).
-    "catalogue.caching.PublicPageCacheMiddleware",
+    # below gave them when they were rendered.
+    "pagecache.middleware.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Attributes every audited change to the signed-in user (issue 3).
+    # Attributes every audited change to the signed-in user.
     "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -82,7 +88,7 @@ MIDDLEWARE = [
 
 AUTHENTICATION_BACKENDS = [
     # Counts failed logins and refuses a locked-out one before any password
-    # is checked (issue 7).
+    # is checked.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
@@ -92,7 +98,7 @@ ROOT_URLCONF = "anthology.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -138,7 +144,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `make serve` runs collectstatic: names carry a hash of the contents, so
 # WhiteNoise serves them compressed with a year's cache lifetime.
@@ -149,18 +154,18 @@ STORAGES = {
     },
 }
 
-# One cache shared by every instance (issue 6); each process's own memory when
+# One cache shared by every instance; each process's own memory when
 # REDIS_URL is unset, which is only safe with a single process.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's backend, reusing its Redis clients (anthology/redis_cache.py).
-            "BACKEND": "anthology.redis_cache.RedisCache",
+            # Django's backend, reusing its Redis clients.
+            "BACKEND": "pagecache.backends.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
             # A stopped Redis must cost a request milliseconds, not seconds:
-            # pages are then rendered from the database (issue 7).
+            # pages are then rendered from the database.
             "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
         }
     }
@@ -173,10 +178,12 @@ PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", str(24 * 3600)))
 PAGE_CACHE_LOCAL_BYTES = int(
     os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024))
 )
+# Which pages are cached, and what each shows: the site's map, not the cache's.
+PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
 
 TAGGIT_CASE_INSENSITIVE = True
 
-# Security (issue 7). No page runs inline script or inline style, so the policy
+# No page runs inline script or inline style, so the Content-Security-Policy
 # allows only the site's own files; the admin runs under the same policy.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -216,7 +223,7 @@ AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 
-# The audit trail (django-auditlog, issue 3): values as typed, never truncated.
+# The audit trail (django-auditlog): values as typed, never truncated.
 AUDITLOG_STORE_JSON_CHANGES = True
 AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
 AUDITLOG_DISABLE_REMOTE_ADDR = True

@@ -62,10 +62,6 @@ class Citation:
             text = f"{text}, {locator}"
         return text
 
-    @property
-    def identifier_url(self):
-        return identifier_url(self.identifier)
-
     def validate(self):
         """Raise ValidationError unless the fields render to a parseable text.
 

@@ -4,9 +4,15 @@ import os
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
+from playwright.sync_api import sync_playwright
+
+from pagecache import generations
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
 
@@ -49,8 +55,6 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, driven by Playwright (it cannot download its own)."""
-    from playwright.sync_api import sync_playwright
-
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
     with sync_playwright() as playwright:
@@ -79,10 +83,6 @@ def fast_password_hashing(settings):
 def editorial_groups(transactional_db):
     """The Editor and Publisher groups, made again by their own migration's code:
     a transactional test's flush empties every table, data migrations' too."""
-    from django.contrib.auth.models import Group
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
     if Group.objects.filter(name__in=["Editor", "Publisher"]).count() < 2:
         migration = importlib.import_module(
             "catalogue.migrations.0003_editorial_groups"
@@ -97,7 +97,7 @@ def editorial_groups(transactional_db):
 def serving_settings():
     """Tests read static files from their sources (no collectstatic), cache in
     their own process's memory whatever REDIS_URL says (so a run never touches
-    a shared Redis), and cache public pages as production does (issue 6)."""
+    a shared Redis), and cache public pages as production does."""
     with override_settings(
         STORAGES={
             "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -116,10 +116,9 @@ def serving_settings():
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Every test starts with nothing cached, in the cache or in this process."""
-    from catalogue import caching
 
     cache.clear()
-    caching.local_pages.clear()
+    generations.local_pages.clear()
     yield
     cache.clear()
-    caching.local_pages.clear()
+    generations.local_pages.clear()

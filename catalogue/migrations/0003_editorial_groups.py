@@ -1,4 +1,4 @@
-"""The two editorial roles as groups (issue 3), and decision records already in
+"""The two editorial roles as groups, and decision records already in
 the record kept public now that they have a draft state."""
 
 from django.contrib.auth.management import create_permissions

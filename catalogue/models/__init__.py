@@ -1,0 +1,43 @@
+"""The record's models, one module a subject; every model is imported from here.
+
+They all belong to the ``catalogue`` app, whatever module defines them, so
+tables, migrations, permissions and admin URLs name ``catalogue``.
+"""
+
+from catalogue.models import audit  # noqa: F401  (registers the audit trail)
+from catalogue.models.choices import (
+    PUBLIC_STATUSES,
+    DecisionStatus,
+    DocumentStatus,
+    RevisionStatus,
+    TopicFlavour,
+)
+from catalogue.models.decision import DecisionRecord, DecisionRecordQuerySet
+from catalogue.models.document import CitedText, Document, DocumentQuerySet
+from catalogue.models.reference import BrokenReference, Reference
+from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
+from catalogue.models.revision import Revision
+from catalogue.models.topic import Preface, Topic
+from catalogue.models.version import DocumentVersion
+
+__all__ = [
+    "PREFIX_VALIDATOR",
+    "PUBLIC_STATUSES",
+    "BrokenReference",
+    "CitedText",
+    "DecisionRecord",
+    "DecisionRecordQuerySet",
+    "DecisionStatus",
+    "Document",
+    "DocumentQuerySet",
+    "DocumentStatus",
+    "DocumentVersion",
+    "Preface",
+    "Reference",
+    "Registry",
+    "RegistryCount",
+    "Revision",
+    "RevisionStatus",
+    "Topic",
+    "TopicFlavour",
+]

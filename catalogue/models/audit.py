@@ -1,0 +1,23 @@
+"""Every change to the record is attributable: django-auditlog keeps who,
+when and each field's old and new value.
+
+Tags are a taggit manager, not a plain many-to-many, so they are named here;
+taggit sends m2m_changed.
+"""
+
+from auditlog.registry import auditlog
+
+from catalogue.models.decision import DecisionRecord
+from catalogue.models.document import Document
+from catalogue.models.registry import Registry
+from catalogue.models.revision import Revision
+from catalogue.models.topic import Preface, Topic
+from catalogue.models.version import DocumentVersion
+
+auditlog.register(Registry, exclude_fields=["last_number"])
+auditlog.register(Topic)
+auditlog.register(Document, m2m_fields={"tags"}, exclude_fields=["updated_at"])
+auditlog.register(Revision, exclude_fields=["updated_at"])
+auditlog.register(DocumentVersion)
+auditlog.register(DecisionRecord, exclude_fields=["updated_at"])
+auditlog.register(Preface, exclude_fields=["updated_at"])

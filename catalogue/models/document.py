@@ -1,0 +1,307 @@
+from django.contrib.postgres.search import SearchVectorField
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from taggit.managers import TaggableManager
+from taggit.models import Tag
+
+from catalogue.citations import (
+    Citation,
+    author_names,
+    identifier_url,
+    identifier_value,
+    join_summary,
+)
+from catalogue.identifiers import Identifier
+from catalogue.models.choices import PUBLIC_STATUSES, DocumentStatus, RevisionStatus
+from catalogue.models.registry import Registry, RegistryCount
+from catalogue.models.topic import Topic
+
+# Citation's field names as the models spell them.
+CITATION_FIELDS = {
+    "authors": "authors",
+    "year": "year",
+    "identifier": "source_identifier",
+    "note": "citation_note",
+}
+
+
+class DocumentQuerySet(models.QuerySet):
+    def public(self):
+        """Documents a reader may see: active, superseded, withdrawn."""
+        return self.filter(status__in=PUBLIC_STATUSES)
+
+    def in_registry(self, registry):
+        return self.filter(registry=registry)
+
+    def in_topic(self, topic):
+        return self.filter(topic=topic)
+
+    def unfiled(self):
+        """Documents filed against no topic: legal, and listed as unfiled."""
+        return self.filter(topic__isnull=True)
+
+    def in_number_order(self):
+        return self.select_related("registry").order_by("registry__prefix", "number")
+
+    def tags(self):
+        """The tags these documents carry, each once.
+
+        An EXISTS per tag, not a DISTINCT over every tagging, so the cost
+        follows the number of tags rather than the size of the record.
+        """
+        return Tag.objects.filter(Exists(self.filter(tags=OuterRef("pk"))))
+
+    def naming(self, identifier):
+        """Documents whose text names ``identifier``."""
+        return self.filter(
+            references__prefix=identifier.prefix, references__number=identifier.number
+        ).distinct()
+
+    def registry_counts(self, *, topic):
+        """Per registry: how many of these documents ``topic`` holds, of all.
+
+        ``topic=None`` counts the unfiled documents. One query.
+        """
+
+        # A count per registry, each an index-only scan of the index
+        # document_registry_counts: no table row is read, however large the
+        # record grows.
+        def count(documents):
+            return Coalesce(
+                Subquery(
+                    documents.filter(registry=OuterRef("pk"))
+                    .order_by()
+                    .values("registry")
+                    .annotate(n=Count("*"))
+                    .values("n")
+                ),
+                0,
+            )
+
+        rows = (
+            Registry.objects.annotate(
+                listed=count(self.filter(topic=topic)), total=count(self)
+            )
+            .order_by("prefix")
+            .values_list("prefix", "listed", "total")
+        )
+        return [RegistryCount(*row) for row in rows if row[2]]
+
+    def topic_counts(self):
+        """``{topic_id: {prefix: n}}`` for these documents, unfiled under None."""
+        counts = {}
+        rows = self.values_list("topic_id", "registry__prefix").annotate(n=Count("pk"))
+        for topic_id, prefix, n in rows.order_by():
+            counts.setdefault(topic_id, {})[prefix] = n
+        return counts
+
+
+class DocumentManager(models.Manager.from_queryset(DocumentQuerySet)):
+    def get_queryset(self):
+        # The search vector is the database's to read and write (migration
+        # 0004); loading it would double the bytes of every list.
+        return super().get_queryset().defer("search_vector")
+
+
+class CitedText(models.Model):
+    """The citation fields and the summary: what a published version fixes."""
+
+    title = models.CharField(max_length=500)
+    authors = models.CharField(
+        max_length=500,
+        help_text=_("As printed: ‘Chen et al.’, ‘Jadbabaie, Lin and Morse’."),
+    )
+    year = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1000), MaxValueValidator(9999)]
+    )
+    source_identifier = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_(
+            "The citation's identifier, if any: ARXIV-1604.06174 or "
+            "DOI:10.1109/TAC.2003.812781."
+        ),
+    )
+    citation_note = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text=_(
+            "Venue or remark printed after the identifier: ‘OSDI ‘20’, "
+            "‘(SoCC ‘25)’, ‘— CoCoNet (ASPLOS 2022)’."
+        ),
+    )
+    summary = models.TextField(help_text=_("The text that follows the citation."))
+
+    CONTENT_FIELDS = [
+        "title",
+        "authors",
+        "year",
+        "source_identifier",
+        "citation_note",
+        "summary",
+    ]
+
+    class Meta:
+        abstract = True
+
+    @property
+    def citation(self):
+        return Citation(
+            authors=self.authors,
+            year=self.year,
+            identifier=self.source_identifier,
+            note=self.citation_note,
+        )
+
+    @property
+    def source_url(self):
+        """Where the cited work lives: the arXiv abstract page or the DOI resolver."""
+        return identifier_url(self.source_identifier)
+
+    @property
+    def author_list(self):
+        """The authors one by one, for reference managers."""
+        return author_names(self.authors)[0]
+
+    @property
+    def arxiv_id(self):
+        return identifier_value(self.source_identifier, "ARXIV-")
+
+    @property
+    def doi(self):
+        return identifier_value(self.source_identifier, "DOI:")
+
+    @property
+    def summary_with_citation(self):
+        """The summary as the record prints it: citation first."""
+        return join_summary(self.citation, self.summary)
+
+    def content(self):
+        return {field: getattr(self, field) for field in self.CONTENT_FIELDS}
+
+    def clean(self):
+        super().clean()
+        if self.year is None or not self.authors:
+            return  # clean_fields() reports the missing values.
+        try:
+            self.citation.validate()
+        except ValidationError as error:
+            raise ValidationError(
+                {
+                    CITATION_FIELDS[field]: messages
+                    for field, messages in error.message_dict.items()
+                }
+            ) from error
+
+
+class Document(CitedText):
+    """A document of a registry: a paper or report, summarised by editors."""
+
+    Status = DocumentStatus
+
+    PUBLIC_STATUSES = PUBLIC_STATUSES
+
+    registry = models.ForeignKey(
+        Registry, on_delete=models.PROTECT, related_name="documents"
+    )
+    number = models.PositiveIntegerField(
+        blank=True,
+        help_text=_(
+            "Permanent, never reused. Leave blank for a new document to take the "
+            "registry's next number."
+        ),
+    )
+    version = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text=_("The published version; shown from v2 on (LIT-004 v4)."),
+    )
+    status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
+    topic = models.ForeignKey(
+        Topic,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="documents",
+        help_text=_("Leave empty to list the document as unfiled."),
+    )
+    superseded_by = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+    )
+    tags = TaggableManager(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
+    search_vector = SearchVectorField(null=True, editable=False)
+
+    objects = DocumentManager()
+
+    class Meta:
+        ordering = ["registry__prefix", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["registry", "number"], name="unique_document_number"
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=1), name="document_number_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(version__gte=1), name="document_version_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=DocumentStatus.values),
+                name="document_status_valid",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["topic", "status"], name="document_topic_status"),
+            models.Index(fields=["status"], name="document_status"),
+            # Covers registry_counts: per registry, public, in a topic.
+            models.Index(
+                fields=["registry", "status", "topic"],
+                name="document_registry_counts",
+            ),
+        ]
+        permissions = [
+            ("publish_document", "Can publish, supersede and withdraw documents"),
+        ]
+
+    def __str__(self):
+        return f"{self.label}: {self.title}"
+
+    def get_absolute_url(self):
+        return reverse(
+            "catalogue:document-detail", kwargs={"identifier": self.identifier}
+        )
+
+    @property
+    def identifier(self):
+        """The permanent identifier, LIT-004 (the citation's is source_identifier)."""
+        return Identifier(self.registry.prefix, self.number)
+
+    @property
+    def label(self):
+        """The identifier as listed: the version is shown from v2 on."""
+        return self.identifier.label(self.version)
+
+    @property
+    def is_public(self):
+        return self.status in PUBLIC_STATUSES
+
+    @property
+    def reference_text(self):
+        """The text whose names of other documents count as references."""
+        return f"{self.title}\n{self.summary}"
+
+    def pending_revision(self):
+        """The edit held for a publisher, or None."""
+        return self.revisions.filter(status=RevisionStatus.PENDING).first()

@@ -1,0 +1,88 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from catalogue.models.choices import RevisionStatus
+from catalogue.models.document import CitedText, Document
+from catalogue.models.topic import Topic
+
+
+class Revision(CitedText):
+    """An edit to a public document, held until a publisher publishes it.
+
+    The Document row is what readers see, so an edit to a public document is
+    kept here instead; there is at most one pending per document.
+    """
+
+    Status = RevisionStatus
+
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="revisions"
+    )
+    topic = models.ForeignKey(
+        Topic,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("Leave empty to list the document as unfiled."),
+    )
+    tag_names = models.JSONField(
+        default=list, blank=True, help_text=_("The tags the document will have.")
+    )
+    status = models.CharField(max_length=20, choices=Status, default=Status.PENDING)
+    note = models.CharField(
+        max_length=500, blank=True, help_text=_("What changed and why.")
+    )
+    based_on_version = models.PositiveIntegerField(
+        help_text=_("The published version this edit started from.")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["document", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document"],
+                condition=Q(status=RevisionStatus.PENDING),
+                name="one_pending_revision_per_document",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=RevisionStatus.values),
+                name="revision_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.document.identifier}: {self.get_status_display()} revision"
+
+    def applied_to(self, document):
+        """``document`` as it would read with this revision published (unsaved)."""
+        for name in self.CONTENT_FIELDS:
+            setattr(document, name, getattr(self, name))
+        document.topic = self.topic
+        return document

@@ -1,0 +1,215 @@
+"""The documents' admin: the list, the change form and its workflow buttons.
+
+A public document keeps its text when an editor saves: the edit waits as a
+pending revision until a publisher publishes it.
+"""
+
+from auditlog.mixins import AuditlogHistoryAdminMixin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html
+
+from catalogue.identifiers import Identifier
+from catalogue.models import Document, DocumentVersion, Revision
+from editorial import workflow
+from editorial.admin.actions import DocumentActionsMixin
+from editorial.admin.expiry import ExpiresPagesOnImportMixin
+from editorial.admin.filters import DecadeFilter, QueueFilter
+from editorial.admin.forms import DocumentActionForm, DocumentForm
+from editorial.admin.paginators import EstimatedCountPaginator
+from editorial.admin.review import DocumentReviewMixin
+from exchange import admin_actions
+from exchange.resources import DocumentImportMixin
+
+
+class DocumentVersionInline(admin.TabularInline):
+    model = DocumentVersion
+    fields = ["version_link", "title", "published_at", "published_by", "note"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+    verbose_name_plural = "published versions"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("published_by")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Version")
+    def version_link(self, version):
+        url = reverse(
+            "admin:catalogue_document_version",
+            args=[version.document_id, version.number],
+        )
+        return format_html('<a href="{}">v{} — compare</a>', url, version.number)
+
+
+@admin.register(Document)
+class DocumentAdmin(
+    DocumentActionsMixin,
+    DocumentReviewMixin,
+    ExpiresPagesOnImportMixin,
+    DocumentImportMixin,
+    AuditlogHistoryAdminMixin,
+    admin.ModelAdmin,
+):
+    form = DocumentForm
+    action_form = DocumentActionForm
+    change_form_template = "admin/catalogue/document/change_form.html"
+    list_display = [
+        "identifier_label",
+        "title",
+        "status",
+        "topic",
+        "registry",
+        "has_pending_revision",
+        "updated_at",
+    ]
+    list_display_links = ["identifier_label", "title"]
+    # The last-changed date as a filter, not a date hierarchy: the hierarchy
+    # reads every row's date on every view.
+    list_filter = [
+        QueueFilter,
+        "status",
+        "registry",
+        "topic",
+        DecadeFilter,
+        "tags",
+        "updated_at",
+    ]
+    list_select_related = ["registry", "topic"]
+    search_fields = ["title", "authors", "source_identifier", "citation_note"]
+    # The unique (registry, number) index gives the first page without sorting
+    # the table, and an estimate stands in for counting it.
+    ordering = ["registry_id", "number"]
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+    empty_value_display = "Unfiled"
+    autocomplete_fields = ["topic", "superseded_by"]
+    actions = [
+        "submit_for_review_action",
+        "publish_action",
+        "withdraw_action",
+        "refile_action",
+        "add_tag_action",
+        *admin_actions.DOCUMENT_ACTIONS,
+    ]
+    inlines = [DocumentVersionInline]
+
+    def get_fieldsets(self, request, obj=None):
+        filing = ["registry", "number", "version", "status", "topic", "tags"]
+        citation = ["authors", "year", "source_identifier", "citation_note"]
+        if obj is None:
+            text, record = ["title", "summary"], []
+        else:
+            text = ["title", "summary", "note", "base"]
+            record = ["superseded_by", "created_at", "updated_at"]
+        return [
+            (None, {"fields": filing}),
+            ("Citation", {"fields": citation}),
+            (None, {"fields": text}),
+            ("Record", {"fields": record}),
+        ]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = ["version", "status", "created_at", "updated_at"]
+        if obj is not None:
+            fields += ["registry", "number"]
+            if not self.has_publish_permission(request):
+                fields.append("superseded_by")
+        return fields
+
+    def get_queryset(self, request):
+        pending = Revision.objects.filter(
+            document=OuterRef("pk"), status=Revision.Status.PENDING
+        )
+        return super().get_queryset(request).annotate(pending=Exists(pending))
+
+    def view_on_site(self, obj):
+        return obj.get_absolute_url() if obj.is_public else None
+
+    def get_search_results(self, request, queryset, search_term):
+        """Also find a document by identifier: ``LIT-004``, ``lit 4``, ``LIT4``."""
+        results, may_have_duplicates = super().get_search_results(
+            request, queryset, search_term
+        )
+        identifier = Identifier.parse_typed(search_term)
+        if identifier is not None:
+            results |= queryset.filter(
+                registry__prefix__iexact=identifier.prefix, number=identifier.number
+            )
+        return results, may_have_duplicates
+
+    def has_publish_permission(self, request, obj=None):
+        return request.user.has_perm("catalogue.publish_document")
+
+    def has_delete_permission(self, request, obj=None):
+        # Documents are retired by withdrawing them, so their numbers stay taken.
+        return False
+
+    @admin.display(description="Document", ordering="number")
+    def identifier_label(self, document):
+        return document.label
+
+    @admin.display(description="Pending revision", boolean=True)
+    def has_pending_revision(self, document):
+        return document.pending
+
+    # Saving: public documents keep their text; edits wait as a revision.
+
+    def save_model(self, request, obj, form, change):
+        cleaned = form.cleaned_data
+        if not change:
+            workflow.save_document(
+                document=obj, user=request.user, tags=cleaned.get("tags") or []
+            )
+        else:
+            changes = {
+                name: cleaned[name]
+                for name in workflow.EDITABLE_FIELDS
+                if name in cleaned
+            }
+            workflow.edit_document(
+                document=obj, user=request.user, changes=changes, note=cleaned["note"]
+            )
+            successor = cleaned.get("superseded_by")
+            if "superseded_by" in form.changed_data and successor is not None:
+                workflow.supersede(document=obj, successor=successor, user=request.user)
+        # The buttons beside Save; each verb checks the user's rights itself.
+        workflow.take_pressed_step(
+            request.POST, document=obj, user=request.user, note=cleaned.get("note", "")
+        )
+        obj.refresh_from_db()
+
+    def save_related(self, request, form, formsets, change):
+        # Tags are saved by the workflow (into the pending revision when the
+        # document is public), never straight from the form.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ValidationError as error:
+            # A workflow step refused (for example: publishing what is not
+            # pending). The admin's transaction rolled everything back.
+            self.message_user(request, " ".join(error.messages), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def render_change_form(self, request, context, add=False, change=False, **kw):
+        document = context.get("original")
+        if document is not None:
+            revision = document.pending_revision()
+            context["pending_revision"] = revision
+            context["workflow_buttons"] = workflow.offered_steps(
+                document, revision, request.user
+            )
+        return super().render_change_form(request, context, add, change, **kw)

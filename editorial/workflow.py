@@ -1,0 +1,387 @@
+"""The documents' workflow: the verbs editors and publishers use.
+
+Each verb is one transaction that checks the user's permission and its
+precondition (``steps``), changes state, and expires the cached pages the
+change affects once it commits. The admin's form, its bulk actions and its
+buttons all call these; nothing important happens in a signal.
+
+Readers see a document's row. An edit to a public document is held as its
+pending revision until a publisher publishes it; an unpublished document is
+edited in place.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from catalogue.models import Document, DocumentVersion, Revision
+from catalogue.numbering import issue_number, mark_issued
+from catalogue.references import write_references
+from editorial.steps import Step, audited, taking
+from public import scopes
+
+# What an editor edits on a document: the content, then the filing.
+EDITABLE_FIELDS = [*Document.CONTENT_FIELDS, "topic", "tags"]
+
+
+def _status(document):
+    return document.get_status_display().lower()
+
+
+EDIT = Step(
+    permission="catalogue.change_document",
+    doing="edit documents",
+    reads_revision=True,
+)
+SUBMIT = Step(
+    permission="catalogue.change_document",
+    doing="submit documents for review",
+    allowed=lambda document, revision: document.status == Document.Status.DRAFT,
+    refusal=lambda document: (
+        f"{document.identifier} is {_status(document)}, not a draft."
+    ),
+    code="not_a_draft",
+    button="_submit_for_review",
+    label="Save and submit for review",
+)
+PUBLISH = Step(
+    permission="catalogue.publish_document",
+    doing="publish documents",
+    allowed=lambda document, revision: not document.is_public or revision is not None,
+    refusal=lambda document: (
+        f"{document.identifier} has no pending revision to publish."
+    ),
+    code="nothing_to_publish",
+    reads_revision=True,
+    button="_publish",
+    label="Save and publish",
+)
+WITHDRAW = Step(
+    permission="catalogue.publish_document",
+    doing="withdraw documents",
+    allowed=lambda document, revision: (
+        document.status in {Document.Status.ACTIVE, Document.Status.SUPERSEDED}
+    ),
+    refusal=lambda document: (
+        f"{document.identifier} is {_status(document)}: only "
+        "an active or superseded document can be withdrawn."
+    ),
+    code="not_withdrawable",
+    button="_withdraw",
+    label="Withdraw",
+)
+DISCARD = Step(
+    permission="catalogue.change_document",
+    doing="discard revisions",
+    allowed=lambda document, revision: revision is not None,
+    refusal=lambda document: (
+        f"{document.identifier} has no pending revision to discard."
+    ),
+    code="nothing_to_discard",
+    reads_revision=True,
+    button="_discard_revision",
+    label="Discard pending revision",
+)
+SUPERSEDE = Step(
+    permission="catalogue.publish_document",
+    doing="supersede documents",
+)
+
+
+# What the editor sees
+
+
+def editor_state(content, *, topic_id, tags):
+    """What an editor sees and edits, in one shape: the content fields, the
+    topic as its id and the tags as sorted names."""
+    return {**content, "topic": topic_id, "tags": sorted(tags)}
+
+
+def published_state(document):
+    """What readers see of ``document`` now, as ``editor_state``."""
+    tags = document.tags.names() if document.pk else []
+    return editor_state(document.content(), topic_id=document.topic_id, tags=tags)
+
+
+def revision_state(revision):
+    """What ``revision`` would make of its document, as ``editor_state``."""
+    return editor_state(
+        revision.content(), topic_id=revision.topic_id, tags=revision.tag_names
+    )
+
+
+def editable_state(document):
+    """What an editor sees and edits: the pending revision's values if there
+    is one, else the document's."""
+    revision = document.pending_revision() if document.pk else None
+    if revision is not None:
+        return revision_state(revision)
+    return published_state(document)
+
+
+# Writing
+
+
+def save_document(*, document, user=None, tags=None):
+    """Create or save a document that is not public, in place.
+
+    A new document without a number takes its registry's next one. A public
+    document is never saved this way: its edits go to ``edit_document``, which
+    holds them as a pending revision.
+    """
+    with transaction.atomic(), audited(user):
+        if document.pk and (Document.objects.public().filter(pk=document.pk).exists()):
+            raise ValidationError(
+                f"{document.identifier} is public: an edit is held as a pending "
+                "revision until a publisher publishes it.",
+                code="public_document",
+            )
+        if document.is_public and not document.pk:
+            raise ValidationError(
+                "A new document starts as a draft; a publisher publishes it.",
+                code="new_document_public",
+            )
+        if not document.number:
+            document.number = issue_number(registry=document.registry)
+        else:
+            mark_issued(registry=document.registry, number=document.number)
+        document.save()
+        if tags is not None:
+            document.tags.set(tags, clear=False)
+        write_references(documents=[document])
+    return document
+
+
+def edit_document(*, document, user, changes, note=""):
+    """Apply an editor's ``changes`` ({field: value}, fields of EDITABLE_FIELDS).
+
+    A document readers can see keeps its published text: the changes go into
+    its pending revision (made from the published text if there is none), for
+    a publisher to publish. An unpublished document is edited in place.
+    Returns the pending revision, or None for an in-place edit or an edit
+    that takes the document back to what readers see.
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
+    with taking(EDIT, document, user) as (document, revision):
+        if not document.is_public:
+            _edit_in_place(document, changes)
+            return None
+        return _hold_as_revision(document, revision, user, changes, note)
+
+
+def _edit_in_place(document, changes):
+    for name, value in changes.items():
+        if name == "topic":
+            document.topic_id = _pk(value)
+        elif name != "tags":
+            setattr(document, name, value)
+    document.full_clean(exclude=["tags"])
+    document.save()
+    if "tags" in changes:
+        document.tags.set(list(changes["tags"]), clear=False)
+
+
+def _hold_as_revision(document, revision, user, changes, note):
+    if revision is None:
+        revision = Revision(
+            document=document,
+            based_on_version=document.version,
+            created_by=user,
+            **document.content(),
+            topic_id=document.topic_id,
+            tag_names=sorted(document.tags.names()),
+        )
+    for name, value in changes.items():
+        if name == "topic":
+            revision.topic_id = _pk(value)
+        elif name == "tags":
+            revision.tag_names = sorted(value)
+        else:
+            setattr(revision, name, value)
+    if note:
+        revision.note = note
+    revision.updated_by = user
+    revision.full_clean(exclude=["document"])
+    if revision_state(revision) == published_state(document):
+        # The edit takes the document back to what readers see: nothing waits.
+        if revision.pk:
+            revision.status = Revision.Status.DISCARDED
+            revision.save()
+        return None
+    revision.save()
+    return revision
+
+
+def _pk(value):
+    return getattr(value, "pk", value)
+
+
+def add_tags(*, document, user, names):
+    """Add tags to what an editor sees of ``document``, keeping every other tag.
+
+    The tags are read under the document's lock, so two editors or bulk
+    actions tagging the same document at once both keep their tags.
+    """
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        tags = editable_state(document)["tags"]
+        known = {name.lower() for name in tags}
+        added = [name for name in names if name.lower() not in known]
+        if not added:
+            return None
+        return edit_document(
+            document=document, user=user, changes={"tags": [*tags, *added]}
+        )
+
+
+def submit_for_review(*, document, user):
+    """A draft goes to review; an editor's verb."""
+    with taking(SUBMIT, document, user) as (document, _):
+        document.status = Document.Status.IN_REVIEW
+        document.save(update_fields=["status", "updated_at"])
+    return document
+
+
+def publish(*, document, user, note=""):
+    """Make a document, or its pending revision, what readers see.
+
+    A first publication makes a draft or a document in review active, as v1.
+    A pending revision is copied into the document: a change to the title,
+    citation or summary raises the version and snapshots it with who, when and
+    the change note; a change to filing alone (topic, tags) raises nothing.
+    Returns the new DocumentVersion, or None when no version was raised.
+    """
+    with taking(PUBLISH, document, user) as (document, revision):
+        if revision is None:
+            return _publish_first(document, user, note)
+        return _publish_revision(document, revision, user, note)
+
+
+def _publish_first(document, user, note):
+    published_at = timezone.now()
+    document.full_clean(exclude=["tags"])
+    document.status = Document.Status.ACTIVE
+    if document.versions.exists():
+        document.version = document.versions.first().number + 1
+    document.save()
+    write_references(documents=[document])
+    # A new public document changes its registry's total, printed on every
+    # topic page, and may bring a tag into the public filters.
+    scopes.document_changed(document, listing=True)
+    return _save_version(document, user, note, published_at)
+
+
+def _publish_revision(document, revision, user, note):
+    published_at = timezone.now()
+    raises = revision.content() != document.content()
+    before = scopes.document_before(document)
+    tags_change = sorted(revision.tag_names) != sorted(document.tags.names())
+    revision.applied_to(document)
+    if raises:
+        document.version += 1
+    document.save()
+    write_references(documents=[document])
+    document.tags.set(revision.tag_names, clear=False)
+    revision.status = Revision.Status.PUBLISHED
+    revision.published_at, revision.published_by = published_at, user
+    if note:
+        revision.note = note
+    revision.save()
+    scopes.document_changed(document, before=before, listing=tags_change)
+    if not raises:
+        return None
+    return _save_version(document, user, revision.note, published_at)
+
+
+def _save_version(document, user, note, published_at):
+    version = DocumentVersion.snapshot(
+        document, published_at=published_at, published_by=user, note=note
+    )
+    version.save()
+    return version
+
+
+def discard_revision(*, document, user):
+    """Drop a document's pending revision; readers never saw it."""
+    with taking(DISCARD, document, user) as (document, revision):
+        revision.status = Revision.Status.DISCARDED
+        revision.updated_by = user
+        revision.save()
+    return revision
+
+
+def withdraw(*, document, user, note=""):
+    """Retire a public document: it stays listed, marked withdrawn."""
+    with taking(WITHDRAW, document, user) as (document, _):
+        document.status = Document.Status.WITHDRAWN
+        document.save(update_fields=["status", "updated_at"])
+        scopes.document_changed(document)
+    return document
+
+
+def supersede(*, document, successor, user):
+    """Mark a public document superseded by another public one."""
+    with taking(SUPERSEDE, document, user) as (document, _):
+        if successor is None or successor.pk == document.pk:
+            raise ValidationError(
+                f"{document.identifier} needs another document as its successor.",
+                code="successor_missing",
+            )
+        if not document.is_public or not successor.is_public:
+            raise ValidationError(
+                "Only a public document can supersede or be superseded "
+                f"({document.identifier} is {_status(document)}, "
+                f"{successor.identifier} is {_status(successor)}).",
+                code="not_public",
+            )
+        document.status = Document.Status.SUPERSEDED
+        document.superseded_by = successor
+        document.save(update_fields=["status", "superseded_by", "updated_at"])
+        scopes.document_changed(document)
+    return document
+
+
+def revert(*, document, version, user, note=""):
+    """Propose a published version's text again, as a new pending revision.
+
+    History is never rewritten: a publisher publishes the revert as a new version.
+    """
+    return edit_document(
+        document=document,
+        user=user,
+        changes=version.content(),
+        note=note or f"Reverted to v{version.number}.",
+    )
+
+
+# The steps the admin offers as buttons beside Save, in the order it shows
+# them, each with the verb its button takes.
+BUTTONS = {
+    SUBMIT: lambda document, user, note: submit_for_review(
+        document=document, user=user
+    ),
+    PUBLISH: lambda document, user, note: publish(
+        document=document, user=user, note=note
+    ),
+    WITHDRAW: lambda document, user, note: withdraw(
+        document=document, user=user, note=note
+    ),
+    DISCARD: lambda document, user, note: discard_revision(
+        document=document, user=user
+    ),
+}
+
+
+def offered_steps(document, revision, user):
+    """The buttons ``user`` may press on ``document`` with pending ``revision``."""
+    return [step for step in BUTTONS if step.is_offered(document, revision, user)]
+
+
+def take_pressed_step(data, *, document, user, note=""):
+    """Take the step whose button is in ``data`` (a form's POST), if any."""
+    for step, verb in BUTTONS.items():
+        if step.button in data:
+            return verb(document, user, note)
+    return None

@@ -1,0 +1,423 @@
+"""CSV out of the record, streamed: one module for the admin actions and the URLs.
+
+Every export is a generator of byte chunks handed to a StreamingHttpResponse,
+so the file is never built in memory. Documents have two paths that write
+the same bytes:
+
+- on PostgreSQL, the database formats the rows itself and streams them with
+  ``COPY (SELECT ...) TO STDOUT WITH (FORMAT csv)`` through psycopg; no model
+  instance is made;
+- elsewhere (SQLite), rows are read in chunks and formatted here.
+
+The CSV dialect is PostgreSQL's: comma, double quotes doubled, a cell quoted
+when it holds a comma, a quote, a carriage return or a newline, rows ended by
+``\\n``, an empty value written as nothing. Cells a spreadsheet would run as a
+formula are neutralised (see ``neutralise``).
+"""
+
+import datetime
+import re
+from itertools import islice
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+from django.db.models import (
+    Case,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    Subquery,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, LPad, NullIf
+from django.db.models.lookups import Regex
+from django.http import StreamingHttpResponse
+from django.urls import reverse
+from taggit.models import TaggedItem
+
+from catalogue.citations import Citation
+from catalogue.identifiers import Identifier
+from catalogue.models import PUBLIC_STATUSES, Document, Registry
+
+BOM = "\ufeff".encode()
+CHUNK_BYTES = 64 * 1024
+CHUNK_ROWS = 2000
+
+# The documents' columns, in order; README.md "Exports" describes each one.
+DOCUMENT_COLUMNS = [
+    "identifier",
+    "registry",
+    "number",
+    "version",
+    "title",
+    "authors",
+    "year",
+    "source_identifier",
+    "citation_note",
+    "citation",
+    "summary",
+    "status",
+    "topic",
+    "tags",
+    "successor",
+    "created",
+    "last_changed",
+    "public_url",
+]
+TOPIC_COLUMNS = ["position", "name", "slug", "flavour", "scope"]
+DECISION_COLUMNS = [
+    "identifier",
+    "number",
+    "title",
+    "status",
+    "decided_on",
+    "successor",
+    "body",
+    "created",
+    "last_changed",
+]
+
+# OWASP's CSV injection advice: a cell opening with one of these is read by a
+# spreadsheet as a formula, so it gets a leading apostrophe. A cell that
+# already opens with apostrophes before one of them gets one more, so an
+# import can take exactly one away and every text comes back as it was.
+FORMULA_RE = re.compile(r"'*[=+\-@\t\r\0]")
+NEEDS_QUOTES_RE = re.compile(r'[,"\r\n]')
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def neutralise(text):
+    """The cell as written: a would-be formula gets a leading apostrophe."""
+    return f"'{text}" if FORMULA_RE.match(text) else text
+
+
+def restore(text):
+    """The text a neutralised cell stands for: ``neutralise``'s inverse."""
+    return text[1:] if FORMULA_RE.match(text) and text.startswith("'") else text
+
+
+def csv_line(cells):
+    """One CSV row in PostgreSQL's CSV dialect; ``None`` and "" are empty."""
+    out = []
+    for cell in cells:
+        text = "" if cell is None else neutralise(str(cell))
+        # PostgreSQL quotes a lone \. too (it ends COPY data in text form).
+        if NEEDS_QUOTES_RE.search(text) or text == "\\.":
+            text = '"' + text.replace('"', '""') + '"'
+        out.append(text)
+    return ",".join(out) + "\n"
+
+
+def timestamp(value):
+    return value.astimezone(datetime.UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def site_root(request):
+    """The site's root URL (``https://host/``): public pages' URLs start with it."""
+    return request.build_absolute_uri(reverse("catalogue:index"))
+
+
+def csv_response(chunks, *, filename, bom=False):
+    """Stream ``chunks`` (bytes) as a CSV download, BOM first if asked."""
+
+    def body():
+        if bom:
+            yield BOM
+        yield from chunks
+
+    response = StreamingHttpResponse(body(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def batched(iterable, size):
+    iterator = iter(iterable)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def buffered(lines):
+    """Join encoded lines into chunks of about CHUNK_BYTES."""
+    buffer = bytearray()
+    for line in lines:
+        buffer += line
+        if len(buffer) >= CHUNK_BYTES:
+            yield bytes(buffer)
+            buffer.clear()
+    if buffer:
+        yield bytes(buffer)
+
+
+# Documents
+
+
+def document_chunks(queryset, *, base_url):
+    """The documents of ``queryset`` as CSV chunks, header first, in number order.
+
+    ``base_url`` is the site's root (``https://host/``): a public document's
+    page is ``base_url + identifier + "/"``.
+    """
+    yield csv_line(DOCUMENT_COLUMNS).encode()
+    if connection.vendor == "postgresql":
+        yield from _copy_documents(queryset, base_url=base_url)
+    else:
+        yield from buffered(
+            csv_line(row).encode()
+            for row in _document_rows(queryset, base_url=base_url)
+        )
+
+
+def documents_response(queryset, *, base_url, filename="documents.csv", bom=False):
+    return csv_response(
+        document_chunks(queryset, base_url=base_url), filename=filename, bom=bom
+    )
+
+
+def _document_rows(queryset, *, base_url):
+    """Rows as lists of cells, formatted in Python (the path for SQLite)."""
+    rows = queryset.order_by("registry__prefix", "number").values_list(
+        "pk",
+        "registry__prefix",
+        "number",
+        "version",
+        "title",
+        "authors",
+        "year",
+        "source_identifier",
+        "citation_note",
+        "summary",
+        "status",
+        "topic__slug",
+        "superseded_by__registry__prefix",
+        "superseded_by__number",
+        "created_at",
+        "updated_at",
+    )
+    content_type = ContentType.objects.get_for_model(Document)
+    for chunk in batched(rows.iterator(chunk_size=CHUNK_ROWS), CHUNK_ROWS):
+        tags = {}
+        for pk, name in TaggedItem.objects.filter(
+            content_type=content_type, object_id__in=[row[0] for row in chunk]
+        ).values_list("object_id", "tag__name"):
+            tags.setdefault(pk, []).append(name)
+        for row in chunk:
+            (pk, prefix, number, version, title, authors, year, source, note) = row[:9]
+            (summary, status, topic, next_prefix, next_number) = row[9:14]
+            identifier = Identifier(prefix, number)
+            citation = Citation(authors, year, source, note)
+            is_public = status in PUBLIC_STATUSES
+            yield [
+                identifier,
+                prefix,
+                number,
+                version,
+                title,
+                authors,
+                year,
+                source,
+                note,
+                citation.render(),
+                summary,
+                status,
+                topic,
+                ", ".join(sorted(tags.get(pk, []))),
+                Identifier(next_prefix, next_number) if next_number else "",
+                timestamp(row[14]),
+                timestamp(row[15]),
+                f"{base_url}{identifier}/" if is_public else "",
+            ]
+
+
+class Neutralised(Case):
+    """SQL for ``neutralise``: an apostrophe before a would-be formula."""
+
+    def __init__(self, expression):
+        super().__init__(
+            When(
+                # PostgreSQL text cannot hold a NUL, so the class leaves it out.
+                Regex(expression, r"^'*[-=+@\t\r]"),
+                then=Joined(Value("'"), expression),
+            ),
+            default=expression,
+            output_field=TextField(),
+        )
+
+
+class Joined(Func):
+    """SQL text concatenation, ``a || b``: NULL if any part is NULL."""
+
+    template = "(%(expressions)s)"
+    arg_joiner = " || "
+    output_field = TextField()
+
+
+class UtcTimestamp(Func):
+    """SQL for ``timestamp``: ISO 8601 in UTC with microseconds."""
+
+    template = (
+        "to_char(%(expressions)s AT TIME ZONE 'UTC', "
+        '\'YYYY-MM-DD"T"HH24:MI:SS.US"Z"\')'
+    )
+    output_field = TextField()
+
+
+def _identifier_sql(prefix, number):
+    """SQL for ``Identifier``: LIT-004, LIT-1234."""
+    digits = Cast(number, TextField())
+    return Joined(
+        prefix,
+        Value("-"),
+        Case(
+            When(Q(**{f"{number.name}__lt": 1000}), then=LPad(digits, 3, Value("0"))),
+            default=digits,
+            output_field=TextField(),
+        ),
+        output_field=TextField(),
+    )
+
+
+def _text(name):
+    """A text column: empty written as nothing, would-be formulas neutralised."""
+    return Neutralised(NullIf(F(name), Value(""), output_field=TextField()))
+
+
+def _document_columns_sql(*, base_url):
+    identifier = _identifier_sql(F("registry__prefix"), F("number"))
+    # ", " and the locator (identifier and note), or nothing when both are empty.
+    locator = Func(
+        Value(" "),
+        NullIf(F("source_identifier"), Value(""), output_field=TextField()),
+        NullIf(F("citation_note"), Value(""), output_field=TextField()),
+        function="concat_ws",
+        output_field=TextField(),
+    )
+    separated_locator = Coalesce(
+        Joined(Value(", "), NullIf(locator, Value(""), output_field=TextField())),
+        Value(""),
+        output_field=TextField(),
+    )
+    citation = Joined(
+        F("authors"),
+        Value(" ("),
+        Cast(F("year"), TextField()),
+        Value(")"),
+        separated_locator,
+    )
+    tags = Subquery(
+        TaggedItem.objects.filter(
+            content_type=ContentType.objects.get_for_model(Document),
+            object_id=OuterRef("pk"),
+        )
+        .order_by()
+        .values("object_id")
+        .annotate(
+            names=Func(
+                F("tag__name"),
+                template="string_agg(%(expressions)s, ', ' ORDER BY "
+                '%(expressions)s COLLATE "C")',
+                output_field=TextField(),
+            )
+        )
+        .values("names"),
+        output_field=TextField(),
+    )
+    successor = Case(
+        When(
+            superseded_by__isnull=False,
+            then=_identifier_sql(
+                F("superseded_by__registry__prefix"), F("superseded_by__number")
+            ),
+        ),
+        default=None,
+        output_field=TextField(),
+    )
+    public_url = Case(
+        When(
+            status__in=PUBLIC_STATUSES,
+            then=Joined(
+                Value(base_url), identifier, Value("/"), output_field=TextField()
+            ),
+        ),
+        default=None,
+        output_field=TextField(),
+    )
+    return {
+        "c_identifier": identifier,
+        "c_registry": F("registry__prefix"),
+        "c_number": F("number"),
+        "c_version": F("version"),
+        "c_title": _text("title"),
+        "c_authors": _text("authors"),
+        "c_year": F("year"),
+        "c_source": _text("source_identifier"),
+        "c_note": _text("citation_note"),
+        "c_citation": Neutralised(citation),
+        "c_summary": _text("summary"),
+        "c_status": F("status"),
+        "c_topic": Neutralised(F("topic__slug")),
+        "c_tags": Neutralised(tags),
+        "c_successor": successor,
+        "c_created": UtcTimestamp(F("created_at")),
+        "c_last_changed": UtcTimestamp(F("updated_at")),
+        "c_public_url": public_url,
+    }
+
+
+def copy_statement(queryset, *, base_url):
+    """``COPY (SELECT ...) TO STDOUT WITH (FORMAT csv)`` for ``queryset``'s rows.
+
+    One statement per registry, in prefix order, each ordered by number: the
+    unique (registry, number) index then hands rows over in order, so they
+    stream from the first one instead of waiting for a sort of the whole set.
+    """
+    columns = _document_columns_sql(base_url=base_url)
+    for registry_id in Registry.objects.order_by("prefix").values_list("pk", flat=True):
+        rows = (
+            queryset.filter(registry_id=registry_id)
+            .annotate(**columns)
+            .order_by("number")
+            .values_list(*columns)
+        )
+        sql, params = rows.query.sql_with_params()
+        select = connection.ops.compose_sql(sql, params)
+        yield f"COPY ({select}) TO STDOUT WITH (FORMAT csv)"
+
+
+def _copy_documents(queryset, *, base_url):
+    with connection.cursor() as cursor:
+        for statement in copy_statement(queryset, base_url=base_url):
+            with cursor.cursor.copy(statement) as copy:
+                yield from buffered(copy)
+
+
+# Topics and decision records: small tables, formatted here on every database.
+
+
+def topic_chunks(queryset):
+    yield csv_line(TOPIC_COLUMNS).encode()
+    rows = queryset.order_by("position").values_list(*TOPIC_COLUMNS)
+    yield from buffered(csv_line(row).encode() for row in rows.iterator())
+
+
+def decision_record_chunks(queryset):
+    yield csv_line(DECISION_COLUMNS).encode()
+    rows = queryset.order_by("number").select_related("superseded_by")
+    yield from buffered(
+        csv_line(
+            [
+                record.identifier,
+                record.number,
+                record.title,
+                record.status,
+                record.decided_on.isoformat() if record.decided_on else "",
+                record.superseded_by.identifier if record.superseded_by else "",
+                record.body,
+                timestamp(record.created_at),
+                timestamp(record.updated_at),
+            ]
+        ).encode()
+        for record in rows.iterator(chunk_size=CHUNK_ROWS)
+    )

@@ -1,0 +1,27 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from exchange.importers import import_decisions
+from exchange.problems import ImportRefused
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a folder of decision records in MADR Markdown (0026-some-title.md), "
+        "all or nothing; a re-import of the same folder changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("folder", type=Path)
+
+    def handle(self, *args, folder, **options):
+        if not folder.is_dir():
+            raise CommandError(f"{folder} is not a folder.")
+        try:
+            report = import_decisions(folder)
+        except ImportRefused as error:
+            raise CommandError(
+                f"Nothing was imported from {folder}:\n{error}"
+            ) from error
+        self.stdout.write(str(report))

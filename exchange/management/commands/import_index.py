@@ -1,0 +1,49 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from catalogue.models import Document
+from exchange.importers import import_topic_page
+from exchange.problems import ImportRefused
+from exchange.topic_page_format import parse_topic_page
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a topic page in the existing record's format: the preface, the "
+        "topic line, the count line and the table. All or nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path, help="The page, a UTF-8 text file.")
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="Import only into a record that holds no documents (demo content).",
+        )
+
+    def handle(self, *args, path, if_empty, **options):
+        if if_empty and Document.objects.exists():
+            self.stdout.write("The record already holds documents; nothing imported.")
+            return
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise CommandError(
+                f"{path}: cannot read the page: {error.strerror}."
+            ) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            raise CommandError(
+                f"{path}: line {line}: not UTF-8 (byte {data[error.start]:#04x} "
+                f"at offset {error.start}); nothing imported."
+            ) from None
+        try:
+            report = import_topic_page(parse_topic_page(text), source=path.name)
+        except ImportRefused as error:
+            raise CommandError(
+                f"{path}: the page was not imported; nothing was written.\n{error}"
+            ) from None
+        self.stdout.write(f"{path}:\n{report}")

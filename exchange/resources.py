@@ -1,0 +1,441 @@
+"""CSV import in the admin, through django-import-export.
+
+A file in the export's format (``exports.DOCUMENT_COLUMNS``) is read, shown
+as a dry run (created, updated, unchanged, every problem by row and column)
+and written on confirmation, all in one transaction: a file with any problem
+writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
+"""
+
+import datetime
+
+from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+from import_export import resources
+from import_export.admin import ImportMixin
+from import_export.fields import Field
+from import_export.formats.base_formats import CSV
+from import_export.instance_loaders import BaseInstanceLoader
+from import_export.widgets import Widget
+
+from catalogue.identifiers import Identifier
+from catalogue.models import Document, DocumentVersion, Registry, Topic
+from exchange.exports import DOCUMENT_COLUMNS, restore
+from exchange.writer import DocumentWrite, DocumentWriter
+
+IMPORT_NOTE = "Imported from CSV"
+
+
+class TextWidget(Widget):
+    """A text cell as the export wrote it: the formula guard is taken off."""
+
+    def clean(self, value, row=None, **kwargs):
+        return "" if value is None else restore(str(value))
+
+
+class WholeNumberWidget(Widget):
+    def clean(self, value, row=None, **kwargs):
+        if value is None or str(value).strip() == "":
+            return None
+        if not str(value).isdigit():
+            raise ValueError(f"{value!r} is not a whole number.")
+        return int(value)
+
+
+class LookupWidget(Widget):
+    """A related row named by one of its fields, looked up once per import."""
+
+    def __init__(self, model, field, *, create=False):
+        super().__init__()
+        self.model, self.field, self.create = model, field, create
+        self.cache = None
+
+    def clean(self, value, row=None, **kwargs):
+        value = restore(value or "")
+        if not value:
+            return None
+        if self.cache is None:
+            self.cache = {
+                getattr(obj, self.field): obj for obj in self.model.objects.all()
+            }
+        if value not in self.cache:
+            if not self.create:
+                name = self.model._meta.verbose_name
+                raise ValueError(f"There is no {name} {value!r}.")
+            # An unknown registry is made, as import_index does: a registry is data.
+            self.cache[value] = self.model.objects.create(
+                **{self.field: value, "name": value}
+            )
+        return self.cache[value]
+
+
+class DocumentLoader(BaseInstanceLoader):
+    """Every document the file names, loaded in one query, with its tags and
+    the number of its latest version row."""
+
+    def __init__(self, resource, dataset=None):
+        super().__init__(resource, dataset)
+        headers = dataset.headers if dataset else []
+        numbers = {
+            int(number)
+            for number in (dataset["number"] if "number" in headers else [])
+            if str(number).isdigit()
+        }
+        prefixes = set(dataset["registry"]) if "registry" in headers else set()
+        latest = DocumentVersion.objects.filter(document=OuterRef("pk")).order_by(
+            "-number"
+        )
+        self.documents = {
+            (document.registry.prefix, document.number): document
+            for document in Document.objects.select_related(
+                "registry", "topic", "superseded_by__registry"
+            )
+            .prefetch_related("tags")
+            .annotate(latest_version=Subquery(latest.values("number")[:1]))
+            .filter(number__in=numbers, registry__prefix__in=prefixes)
+        }
+
+    def get_instance(self, row):
+        number = str(row.get("number", ""))
+        if not number.isdigit():
+            return None
+        return self.documents.get((row.get("registry", ""), int(number)))
+
+
+def text_field(name):
+    return Field(attribute=name, column_name=name, widget=TextWidget())
+
+
+def parse_timestamp(text, column):
+    if not text:
+        return None
+    try:
+        value = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValidationError(
+            {column: f"{text!r} is not a time such as 2026-01-31T09:30:00.000000Z."}
+        ) from None
+    return (
+        value if timezone.is_aware(value) else timezone.make_aware(value, datetime.UTC)
+    )
+
+
+class DocumentResource(resources.ModelResource):
+    identifier = Field(column_name="identifier", widget=TextWidget())
+    registry = Field(
+        attribute="registry",
+        column_name="registry",
+        widget=LookupWidget(Registry, "prefix", create=True),
+    )
+    number = Field(attribute="number", column_name="number", widget=WholeNumberWidget())
+    version = Field(
+        attribute="version", column_name="version", widget=WholeNumberWidget()
+    )
+    title = text_field("title")
+    authors = text_field("authors")
+    year = Field(attribute="year", column_name="year", widget=WholeNumberWidget())
+    source_identifier = text_field("source_identifier")
+    citation_note = text_field("citation_note")
+    summary = text_field("summary")
+    status = text_field("status")
+    topic = Field(
+        attribute="topic", column_name="topic", widget=LookupWidget(Topic, "slug")
+    )
+    tags = Field(column_name="tags", widget=TextWidget())
+    successor = Field(column_name="successor", widget=TextWidget())
+    created = Field(column_name="created", widget=TextWidget())
+    last_changed = Field(column_name="last_changed", widget=TextWidget())
+
+    class Meta:
+        model = Document
+        # The export's columns, less those printed from others.
+        fields = [
+            column
+            for column in DOCUMENT_COLUMNS
+            if column not in {"citation", "public_url"}
+        ]
+        import_id_fields = ["registry", "number"]
+        instance_loader_class = DocumentLoader
+        # The preview lists each row's values; an HTML diff of every summary
+        # costs more than the import itself at 10,000 rows.
+        skip_html_diff = True
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+        # Rows are checked one by one without a query and written a batch at a
+        # time (write_batch); the whole file stays one transaction.
+        use_bulk = True
+        batch_size = 1000
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.seen = {}  # identifier -> the row that named it first
+        self.saved = {}  # identifier -> the document a valid row writes
+        self.successors = []  # (row number, document, identifier)
+        self.user = None
+
+    def get_diff_headers(self):
+        return [field.column_name for field in self.get_import_fields()]
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        self.user = kwargs.get("user")
+
+    def import_instance(self, instance, row, **kwargs):
+        """Read the row into the document; every problem raised by column."""
+        content = instance.content() if instance.pk else None
+        public_before = instance.pk and instance.is_public
+        errors = {}
+        try:
+            super().import_instance(instance, row, **kwargs)
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        errors = self._read_unmodelled(instance, row, errors)
+        # The database's check constraints, checked here instead of by a query
+        # per row (validate_instance).
+        for name in ["number", "version"]:
+            if getattr(instance, name) == 0:
+                errors.setdefault(name, []).append(
+                    ValidationError(f"A {name} starts at 1.")
+                )
+        if instance.registry_id and instance.number:
+            self._check_identifier(instance, row, kwargs.get("row_number"), errors)
+        if (
+            public_before
+            and content != instance.content()
+            and instance.version == instance.latest_version
+        ):
+            errors.setdefault("version", []).append(
+                ValidationError("A changed text needs a new version number.")
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    def _read_unmodelled(self, instance, row, errors):
+        """Keep the cells no model field takes (tags, successor, times) on the
+        instance for the writer; returns ``errors`` with theirs added."""
+        instance.imported_tags = sorted(
+            {
+                name.strip()
+                for name in restore(row.get("tags") or "").split(",")
+                if name.strip()
+            }
+        )
+        instance.imported_successor = restore(row.get("successor") or "")
+        instance.imported_times = {}
+        for column, attribute in [
+            ("created", "created_at"),
+            ("last_changed", "updated_at"),
+        ]:
+            try:
+                instance.imported_times[attribute] = parse_timestamp(
+                    restore(row.get(column) or ""), column
+                )
+            except ValidationError as error:
+                errors = error.update_error_dict(errors)
+        return errors
+
+    def _check_identifier(self, instance, row, row_number, errors):
+        """The stated identifier matches, is the file's only row for it, and
+        is not a number the registry issued before."""
+        identifier = Identifier(instance.registry.prefix, instance.number)
+        stated = restore(row.get("identifier") or "")
+        if stated and stated != identifier:
+            errors.setdefault("identifier", []).append(
+                ValidationError(
+                    f"{stated} does not match registry and number ({identifier})."
+                )
+            )
+        if identifier in self.seen:
+            errors.setdefault("identifier", []).append(
+                ValidationError(
+                    f"{identifier} is already in row {self.seen[identifier]}."
+                )
+            )
+        else:
+            self.seen[identifier] = row_number
+        if not instance.pk and instance.number <= instance.registry.last_number:
+            errors.setdefault("number", []).append(
+                ValidationError(
+                    f"{identifier} was issued before; a number is never reused."
+                )
+            )
+
+    def validate_instance(
+        self, instance, import_validation_errors=None, validate_unique=True
+    ):
+        """The model's own validation, without its queries: the registry and the
+        topic come from the lookups, the unique number is checked against the
+        loader and the file (import_instance), and so are the check constraints.
+        The search vector is the database's (migration 0004), never loaded.
+        """
+        errors = dict(import_validation_errors or {})
+        exclude = ["registry", "topic", "superseded_by", "tags", "search_vector"]
+        try:
+            instance.full_clean(
+                exclude=[*errors, *exclude],
+                validate_unique=False,
+                validate_constraints=False,
+            )
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        if errors:
+            raise ValidationError(errors)
+
+    def skip_row(self, instance, original, row, import_validation_errors=None):
+        instance.imported_original = original
+        if not super().skip_row(instance, original, row, import_validation_errors):
+            return False
+        successor = original.superseded_by.identifier if original.superseded_by else ""
+        return (
+            sorted(tag.name for tag in original.tags.all()) == instance.imported_tags
+            and successor == instance.imported_successor
+        )
+
+    def after_save_instance(self, instance, row, **kwargs):
+        """Queued for its batch (write_batch); its successor is set last."""
+        self.saved[instance.identifier] = instance
+        self.successors.append(
+            (kwargs.get("row_number"), instance, instance.imported_successor)
+        )
+
+    def bulk_create(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.create_instances.clear()
+        self.write_batch(self.create_instances, raise_errors, result, created=True)
+
+    def bulk_update(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.update_instances.clear()
+        self.write_batch(self.update_instances, raise_errors, result, created=False)
+
+    def write_batch(self, documents, raise_errors, result, *, created):
+        """Write a batch of documents through the one ``DocumentWriter``."""
+        if not documents:
+            return
+        writes = [
+            DocumentWrite(
+                document,
+                before=None if created else document.imported_original,
+                tags=document.imported_tags,
+                times=document.imported_times if created else {},
+            )
+            for document in documents
+        ]
+        writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
+        try:
+            if created:
+                writer.create(writes)
+            else:
+                writer.update(writes)
+        except Exception as error:
+            self.handle_import_error(result, error, raise_errors)
+        finally:
+            documents.clear()
+
+    def after_import(self, dataset, result, **kwargs):
+        """Successors may come later in the file, so they are set last."""
+        super().after_import(dataset, result, **kwargs)
+        wanted = {
+            identifier
+            for _, _, identifier in self.successors
+            if identifier and identifier not in self.saved
+        }
+        known = dict(self.saved)
+        named = [_identifier_or_none(identifier) for identifier in wanted]
+        named = [identifier for identifier in named if identifier]
+        if named:
+            for document in Document.objects.select_related("registry").filter(
+                registry__prefix__in={identifier.prefix for identifier in named},
+                number__in={identifier.number for identifier in named},
+            ):
+                known.setdefault(document.identifier, document)
+        problems, changed = [], []
+        for row_number, document, identifier in self.successors:
+            successor = known.get(identifier) if identifier else None
+            if identifier and successor is None:
+                problems.append(
+                    f"Row {row_number}, column successor: there is no document "
+                    f"{identifier}."
+                )
+                continue
+            successor_pk = successor.pk if successor else None
+            if document.pk and document.superseded_by_id != successor_pk:
+                document.superseded_by = successor
+                changed.append(document)
+        if problems:
+            raise ValidationError(problems)
+        Document.objects.bulk_update(changed, ["superseded_by"], batch_size=1000)
+
+
+def _identifier_or_none(text):
+    """The identifier ``text`` spells in its permanent form, or None."""
+    try:
+        identifier = Identifier.parse(text)
+    except ValueError:
+        return None
+    return identifier if identifier == text else None
+
+
+class TopicResource(resources.ModelResource):
+    position = Field(
+        attribute="position", column_name="position", widget=WholeNumberWidget()
+    )
+    name = text_field("name")
+    slug = text_field("slug")
+    flavour = text_field("flavour")
+    scope = text_field("scope")
+
+    class Meta:
+        model = Topic
+        fields = ["position", "name", "slug", "flavour", "scope"]
+        import_id_fields = ["slug"]
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+
+
+class CSVImportMixin(ImportMixin):
+    """The admin's import: CSV only, the export's format, all or nothing."""
+
+    from_encoding = "utf-8-sig"  # Reads files with or without Excel's BOM.
+
+    def get_import_formats(self):
+        return [CSV]
+
+    def get_import_data_kwargs(self, **kwargs):
+        # A row that turns invalid between preview and confirmation fails the file.
+        return {
+            **super().get_import_data_kwargs(**kwargs),
+            "rollback_on_validation_errors": True,
+        }
+
+    def add_data_read_fail_error_to_form(self, form, e):
+        if isinstance(e, UnicodeDecodeError):
+            line = e.object[: e.start].count(b"\n") + 1
+            form.add_error(
+                "import_file",
+                f"Line {line} is not UTF-8 text (byte {e.object[e.start]:#04x}); "
+                "save the file as UTF-8 CSV.",
+            )
+        else:
+            super().add_data_read_fail_error_to_form(form, e)
+
+
+class DocumentImportMixin(CSVImportMixin):
+    resource_classes = [DocumentResource]
+
+    def has_import_permission(self, request):
+        # An import writes what readers see, new versions included: a
+        # publisher's act, not an editor's.
+        return request.user.has_perm("catalogue.publish_document")
+
+
+class TopicImportMixin(CSVImportMixin):
+    resource_classes = [TopicResource]

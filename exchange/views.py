@@ -1,0 +1,87 @@
+"""Staff CSV exports and readers' citation downloads.
+
+The CSV writing lives in ``exports.py``, the citation formats in
+``citation_formats.py``; these views only choose the rows.
+"""
+
+from functools import wraps
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+
+from catalogue.filters import DocumentFilter
+from catalogue.models import DecisionRecord, Document, Topic
+from exchange import exports
+from exchange.citation_formats import citation_response
+
+
+def staff_required(view):
+    """Anonymous visitors are sent to log in; signed-in non-staff get 403."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+        if not request.user.is_staff:
+            raise PermissionDenied("Exports are for staff.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def wants_bom(request):
+    """``?bom=1``: start the file with the byte-order mark Excel needs."""
+    return request.GET.get("bom", "") in {"1", "true", "yes"}
+
+
+@staff_required
+def document_csv(request):
+    """Documents matching the public lists' filters, every status offered."""
+    filterset = DocumentFilter(
+        request.GET, queryset=Document.objects.all(), public=False
+    )
+    if not filterset.is_valid():
+        return HttpResponseBadRequest(
+            f"Invalid filters: {filterset.errors.as_text()}", content_type="text/plain"
+        )
+    return exports.documents_response(
+        filterset.qs, base_url=exports.site_root(request), bom=wants_bom(request)
+    )
+
+
+@staff_required
+def topic_csv(request):
+    return exports.csv_response(
+        exports.topic_chunks(Topic.objects.all()),
+        filename="topics.csv",
+        bom=wants_bom(request),
+    )
+
+
+@staff_required
+def decision_record_csv(request):
+    return exports.csv_response(
+        exports.decision_record_chunks(DecisionRecord.objects.all()),
+        filename="decision-records.csv",
+        bom=wants_bom(request),
+    )
+
+
+def document_citation(request, identifier, fmt):
+    """One public document's entry; withdrawn ones too, in their own file."""
+    documents = Document.objects.public().filter(
+        registry__prefix=identifier.prefix, number=identifier.number
+    )
+    if not documents.exists():
+        raise Http404(f"No public document {identifier}.")
+    return citation_response(documents, fmt, identifier, keep_withdrawn=True)
+
+
+def topic_citation(request, slug, fmt):
+    """A topic's public documents, withdrawn ones left out."""
+    topic = get_object_or_404(Topic, slug=slug)
+    documents = Document.objects.public().in_topic(topic)
+    return citation_response(documents, fmt, topic.slug)

@@ -1,0 +1,214 @@
+"""The one way documents are written in bulk; every importer writes through it.
+
+A save of one document through the admin brings number bookkeeping,
+cross-references, tags, a version row once it is public, and an entry in the
+audit trail. ``DocumentWriter`` brings the same to many documents at once,
+each step in one or a few queries for the whole batch, so that what an
+import leaves behind does not depend on which importer made it.
+"""
+
+from dataclasses import dataclass, field
+
+from auditlog.cid import get_cid
+from auditlog.diff import model_instance_diff
+from auditlog.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils import timezone
+from taggit.models import Tag, TaggedItem
+
+from catalogue.models import Document, DocumentVersion
+from catalogue.numbering import mark_issued
+from catalogue.references import write_references
+
+# What a bulk update may change on a document it finds; the key (registry,
+# number) and the creation time stay.
+UPDATED_FIELDS = [*Document.CONTENT_FIELDS, "version", "status", "topic", "updated_at"]
+# The audit trail's fields, as a save logs them (the registration leaves out
+# updated_at); the search vector is the database's and reading it back would
+# cost a query a document.
+AUDITED_FIELDS = [
+    field.name
+    for field in Document._meta.concrete_fields
+    if field.name not in {"search_vector", "updated_at"}
+]
+
+
+@dataclass
+class DocumentWrite:
+    """One document to write, with what a single save would know of it."""
+
+    document: Document
+    # The document as it was read, for the audit trail; None for a new one.
+    before: Document | None = None
+    # The names of the tags it will have; None leaves its tags as they are.
+    tags: list | None = None
+    # created_at and updated_at as the source gives them, for a new document.
+    times: dict = field(default_factory=dict)
+
+
+class DocumentWriter:
+    """Writes batches of documents with everything a single save brings.
+
+    ``user`` is named in the audit trail and as the publisher of the version
+    rows it writes; ``note`` is those versions' note.
+    """
+
+    def __init__(self, *, note, user=None):
+        self.note = note
+        self.user = user if getattr(user, "is_authenticated", False) else None
+
+    def create(self, writes):
+        """Insert new documents: their times are the source's, if it gives any."""
+        documents = [write.document for write in writes]
+        Document.objects.bulk_create(documents)
+        # auto_now_add stamped them with now; a source's own times win.
+        timed = []
+        for write in writes:
+            given = {name: value for name, value in write.times.items() if value}
+            for name, value in given.items():
+                setattr(write.document, name, value)
+            if given:
+                timed.append(write.document)
+        Document.objects.bulk_update(timed, ["created_at", "updated_at"])
+        self._complete(writes, action=LogEntry.Action.CREATE)
+
+    def update(self, writes):
+        """Write changed documents: every field of ``UPDATED_FIELDS``."""
+        now = timezone.now()
+        for write in writes:
+            write.document.updated_at = now
+        Document.objects.bulk_update(
+            [write.document for write in writes], UPDATED_FIELDS
+        )
+        self._complete(writes, action=LogEntry.Action.UPDATE)
+
+    def _complete(self, writes, *, action):
+        documents = [write.document for write in writes]
+        highest = {}
+        for document in documents:
+            registry = document.registry
+            highest[registry] = max(highest.get(registry, 0), document.number)
+        for registry, number in highest.items():
+            mark_issued(registry=registry, number=number)
+        write_references(documents=documents)
+        entries = [
+            self.log_entry(
+                write.document,
+                action,
+                model_instance_diff(
+                    write.before,
+                    write.document,
+                    fields_to_check=AUDITED_FIELDS,
+                    use_json_for_changes=True,
+                ),
+            )
+            for write in writes
+        ]
+        tagged = [write for write in writes if write.tags is not None]
+        entries += self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
+        entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
+        LogEntry.objects.bulk_create([entry for entry in entries if entry])
+
+    def _write_tags(self, writes, *, new):
+        """Set each document's tags to the names given, as ``tags.set()`` would:
+        names match existing tags whatever their case (TAGGIT_CASE_INSENSITIVE).
+        Returns the audit entries."""
+        tags = _tags_named({name for write in writes for name in write.tags})
+        content_type = ContentType.objects.get_for_model(Document)
+        added, removed, entries = [], [], []
+        for write in writes:
+            document = write.document
+            wanted = {tags[name.lower()] for name in write.tags}
+            current = set() if new else set(document.tags.all())
+            added += [
+                TaggedItem(content_type=content_type, object_id=document.pk, tag=tag)
+                for tag in wanted - current
+            ]
+            if current - wanted:
+                removed.append(
+                    Q(object_id=document.pk, tag__in=[t.pk for t in current - wanted])
+                )
+            entries += [
+                self.log_entry(document, LogEntry.Action.UPDATE, _tag_change(*change))
+                for change in [("delete", current - wanted), ("add", wanted - current)]
+                if change[1]
+            ]
+        if removed:
+            TaggedItem.objects.filter(
+                Q(*removed, _connector=Q.OR), content_type=content_type
+            ).delete()
+        TaggedItem.objects.bulk_create(added)
+        return entries
+
+    def _write_versions(self, documents, *, new):
+        """A version row for each public document that has none for its
+        version. Returns the audit entries."""
+        public = [document for document in documents if document.is_public]
+        existing = set()
+        if public and not new:
+            existing = set(
+                DocumentVersion.objects.filter(document__in=public).values_list(
+                    "document", "number"
+                )
+            )
+        now = timezone.now()
+        versions = DocumentVersion.objects.bulk_create(
+            DocumentVersion.snapshot(
+                document, published_at=now, published_by=self.user, note=self.note
+            )
+            for document in public
+            if (document.pk, document.version) not in existing
+        )
+        return [
+            self.log_entry(
+                version,
+                LogEntry.Action.CREATE,
+                model_instance_diff(None, version, use_json_for_changes=True),
+            )
+            for version in versions
+        ]
+
+    def log_entry(self, instance, action, changes):
+        """The audit entry a save would have logged (auditlog's log_create),
+        unsaved, for one bulk insert; None when nothing changed."""
+        if not changes:
+            return None
+        return LogEntry(
+            content_type=ContentType.objects.get_for_model(instance),
+            object_pk=str(instance.pk),
+            object_id=instance.pk,
+            object_repr=str(instance),
+            action=action,
+            changes=changes,
+            actor=self.user,
+            actor_email=getattr(self.user, "email", None),
+            cid=get_cid(),
+        )
+
+
+def _tags_named(names):
+    """``{lowered name: Tag}`` for ``names``, making the tags that are missing."""
+    tags = {}
+    for tag in (
+        Tag.objects.annotate(lowered=Lower("name"))
+        .filter(lowered__in={name.lower() for name in names})
+        .order_by("pk")
+    ):
+        tags.setdefault(tag.lowered, tag)
+    for name in sorted(names):
+        if name.lower() not in tags:
+            tags[name.lower()] = Tag.objects.create(name=name)
+    return tags
+
+
+def _tag_change(operation, tags):
+    """An audit trail's change of tags, as auditlog logs m2m_changed."""
+    return {
+        "tags": {
+            "type": "m2m",
+            "operation": operation,
+            "objects": sorted(str(tag) for tag in tags),
+        }
+    }

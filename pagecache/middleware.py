@@ -1,0 +1,205 @@
+"""Anonymous readers' pages, answered from the shared cache and never stale.
+
+Which pages are cached, and on which scopes each depends, the site says
+through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
+``ResolverMatch`` and returns the page's scopes, or None for a page that is
+never cached. Everything else here knows nothing of what the pages show.
+
+The generations of a page's scopes are also its validators: its ``ETag`` is
+a digest of them and its ``Last-Modified`` the newest of their times, so a
+conditional request is answered ``304`` from the cache alone, with no SQL
+query.
+"""
+
+import hashlib
+import time
+from email.utils import formatdate
+from functools import cache, lru_cache
+
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseNotModified
+from django.http.response import HttpResponseBase
+from django.urls import Resolver404
+from django.urls import resolve as match_path
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import parse_http_date_safe, quote_etag
+from django.utils.module_loading import import_string
+
+from pagecache import generations
+
+# A stored page keeps its headers, ETag and caching ones included (the page
+# is served only under the generations they were made for), but not its
+# Last-Modified: it is sent once the second of the change is over.
+UNKEPT_HEADERS = {"last-modified", "set-cookie"}
+
+
+@cache
+def _scopes_of_match():
+    return import_string(settings.PAGE_CACHE_SCOPES)
+
+
+def page_scopes(match):
+    """The scopes of the page a URL matched, or None if it is never cached."""
+    if match is None:
+        return None
+    scopes = _scopes_of_match()(match)
+    return None if scopes is None else (generations.EVERYTHING, *scopes)
+
+
+@lru_cache(maxsize=1024)
+def _path_scopes(path):
+    """``page_scopes`` of the page at ``path``, matched once per process."""
+    try:
+        return page_scopes(match_path(path))
+    except Resolver404:
+        return None
+
+
+def _cacheable_request(request):
+    # A reader without a session is anonymous: deciding it costs no query. A
+    # signed-in editor (or anyone with a session) always gets the live page.
+    return (
+        settings.PAGE_CACHE
+        and request.method in {"GET", "HEAD"}
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    )
+
+
+def _page_key(request):
+    # Pages print absolute URLs (canonical links, feeds), so the host counts.
+    # The version names what a stored page holds: a page kept by an older
+    # release (without its headers) is never served by this one.
+    url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    return "page:v2:" + hashlib.sha256(url.encode()).hexdigest()
+
+
+def _validators(current):
+    digest = hashlib.sha256(
+        "|".join(f"{k}={v}" for k, v in sorted(current.items())).encode()
+    ).hexdigest()[:32]
+    changed_ms = max(generations.changed_at_ms(value) for value in current.values())
+    # Last-Modified has whole seconds: it is sent only once the second of the
+    # newest change is over, so a later change always has a later date and an
+    # If-Modified-Since can never be answered 304 across a change.
+    last_modified = changed_ms // 1000
+    if time.time() < last_modified + 1:
+        last_modified = None
+    return quote_etag(digest), last_modified
+
+
+def _not_modified(request, etag, last_modified):
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
+    if if_none_match is not None:
+        return etag in {tag.strip() for tag in if_none_match.split(",")} or (
+            if_none_match.strip() == "*"
+        )
+    since = request.META.get("HTTP_IF_MODIFIED_SINCE")
+    if since is None or last_modified is None:
+        return False
+    since = parse_http_date_safe(since)
+    return since is not None and last_modified <= since
+
+
+def _with_validators(response, etag, last_modified):
+    response["ETag"] = etag
+    _with_last_modified(response, last_modified)
+    # Shared caches may keep it, but must ask again each time (never stale).
+    patch_cache_control(response, public=True, no_cache=True)
+    patch_vary_headers(response, ["Cookie"])
+    return response
+
+
+def _with_last_modified(response, last_modified):
+    if last_modified is not None:
+        response["Last-Modified"] = formatdate(last_modified, usegmt=True)
+    return response
+
+
+def _storable(request, response):
+    session = getattr(request, "session", None)
+    return (
+        request.method == "GET"
+        and response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not response.has_header("Set-Cookie")
+        # Without a session cookie the session is empty, so reading it
+        # (auditlog's middleware reads the user) is harmless; writing it,
+        # or making a CSRF token, makes the page personal.
+        and not (session is not None and session.modified)
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and "private" not in response.get("Cache-Control", "")
+    )
+
+
+class PageCacheMiddleware:
+    """Serve anonymous readers' pages from the shared cache.
+
+    Put it after SecurityMiddleware and WhiteNoise, before the rest. A page
+    found in the cache (or a 304) is answered here, without the session,
+    CSRF, authentication, CSP or any other middleware below and without
+    matching a view: it is stored with the headers those gave it when it
+    was rendered (CSP, X-Frame-Options, Content-Type), and the middleware
+    above adds its own to both alike. A page not found goes on and is stored
+    on its way back, once everything below has had its say.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        page = self._lookup(request)
+        if isinstance(page, HttpResponseBase):
+            return page
+        response = self.get_response(request)
+        if page is None:
+            if settings.SESSION_COOKIE_NAME in request.COOKIES and page_scopes(
+                getattr(request, "resolver_match", None)
+            ):
+                # A live page of someone with a session: never for others.
+                patch_cache_control(response, private=True, no_cache=True)
+                patch_vary_headers(response, ["Cookie"])
+            return response
+        key, current, etag, last_modified = page
+        if response.status_code == 200:
+            _with_validators(response, etag, None)
+        if _storable(request, response):
+            headers = {
+                header: value
+                for header, value in response.items()
+                if header.lower() not in UNKEPT_HEADERS
+            }
+            generations.store(
+                key, (current, response.status_code, response.content, headers)
+            )
+        if response.status_code == 200:
+            _with_last_modified(response, last_modified)
+        return response
+
+    def _lookup(self, request):
+        """The response from the cache, what storing the page will need, or None.
+
+        None: the page is never cached, or not for this request, or the cache
+        cannot be reached (rendered live from the database, as for an editor).
+        """
+        if not _cacheable_request(request):
+            return None
+        scopes = _path_scopes(request.path_info)
+        if scopes is None:
+            return None
+        # The generations are read before the view reads the database, so a
+        # page rendered from data older than a change is stored under the
+        # generation the change replaced, and never served after it.
+        key = _page_key(request)
+        try:
+            current, stored = generations.read(scopes, key)
+        except generations.CacheUnavailable:
+            return None
+        etag, last_modified = _validators(current)
+        if _not_modified(request, etag, last_modified):
+            return _with_validators(HttpResponseNotModified(), etag, last_modified)
+        if stored is None:
+            return key, current, etag, last_modified
+        _, status, content, headers = stored
+        response = HttpResponse(content, status=status, headers=headers)
+        return _with_last_modified(response, last_modified)

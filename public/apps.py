@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class PublicConfig(AppConfig):
+    """The reading room: the pages, feeds and sitemaps readers see."""
+
+    name = "public"
+    verbose_name = "Public site"

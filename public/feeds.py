@@ -1,0 +1,79 @@
+"""Atom feeds of new and revised documents: site-wide and per topic.
+
+An entry is a published version, so a revision appears as an entry of its own
+and a draft never appears at all.
+"""
+
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from catalogue.models import PUBLIC_STATUSES, DocumentVersion, Topic
+
+ENTRIES = 50
+
+
+class DocumentVersionFeed(Feed):
+    feed_type = Atom1Feed
+    title = "Anthology: new and revised documents"
+    subtitle = "Every document version as it is published."
+
+    def link(self):
+        return reverse("catalogue:index")
+
+    def versions(self):
+        return DocumentVersion.objects.filter(
+            document__status__in=PUBLIC_STATUSES
+        ).select_related("document__registry", "document__topic")
+
+    def items(self):
+        return self.versions().order_by("-published_at", "-pk")[:ENTRIES]
+
+    def item_title(self, version):
+        return f"{version.document.identifier.label(version.number)}: {version.title}"
+
+    def item_description(self, version):
+        return version.summary_with_citation
+
+    def item_link(self, version):
+        return version.document.get_absolute_url()
+
+    def item_guid(self, version):
+        return f"{version.document.identifier}/v{version.number}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, version):
+        return version.published_at
+
+    def item_updateddate(self, version):
+        return version.published_at
+
+    def item_author_name(self, version):
+        return version.authors
+
+    def item_categories(self, version):
+        topic = version.document.topic
+        return [topic.name] if topic else ["Unfiled"]
+
+
+class TopicFeed(DocumentVersionFeed):
+    def get_object(self, request, slug):
+        return get_object_or_404(Topic, slug=slug)
+
+    def title(self, topic):
+        return f"Anthology: {topic.name}"
+
+    def subtitle(self, topic):
+        return f"New and revised documents filed under {topic.name}."
+
+    def link(self, topic):
+        return topic.get_absolute_url()
+
+    def items(self, topic):
+        return (
+            self.versions()
+            .filter(document__topic=topic)
+            .order_by("-published_at", "-pk")[:ENTRIES]
+        )

@@ -1,0 +1,134 @@
+"""What each public page shows, as page-cache scopes, and what a change touches.
+
+The page cache (``pagecache``) serves a stored page only while the
+generations of its scopes are current. This module is the site's side of
+that bargain: ``page_scopes`` names the scopes each page depends on (the
+``PAGE_CACHE_SCOPES`` setting points at it), and ``document_changed`` and
+``decision_changed`` expire the scopes a change affects once it commits.
+
+Scopes, besides the page cache's own ``EVERYTHING`` (the preface,
+registries, topics, imports):
+
+- ``listing``: what every document list shows besides its rows (registry
+  totals and the public tags offered as filters);
+- ``lists``: the full index, unfiled, registries, tags, feeds, sitemaps and
+  search;
+- ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
+"""
+
+from catalogue.identifiers import Identifier
+from catalogue.models import DecisionRecord, Preface, Reference
+from catalogue.references import find_names
+from pagecache.generations import EVERYTHING, expire
+
+LISTING = "listing"
+LISTS = "lists"
+DECISIONS = "decisions"
+
+
+def topic_scope(slug):
+    return f"topic:{slug}"
+
+
+def document_scope(identifier):
+    return f"doc:{identifier}"
+
+
+# Which scopes each public page depends on, by URL name. Pages not named here
+# (the admin, exports, citation downloads) are never cached.
+PAGES = {
+    "catalogue:index": lambda kw: [LISTS],
+    "catalogue:search": lambda kw: [LISTS],
+    "catalogue:unfiled": lambda kw: [LISTS, LISTING],
+    "catalogue:registry-list": lambda kw: [LISTS],
+    "catalogue:registry-detail": lambda kw: [LISTS, LISTING],
+    "catalogue:tag-detail": lambda kw: [LISTS, LISTING],
+    "catalogue:feed": lambda kw: [LISTS],
+    "catalogue:sitemap": lambda kw: [LISTS, DECISIONS],
+    "catalogue:sitemap-section": lambda kw: [LISTS, DECISIONS],
+    "catalogue:topic-detail": lambda kw: [LISTING, topic_scope(kw["slug"])],
+    "catalogue:topic-feed": lambda kw: [topic_scope(kw["slug"])],
+    "catalogue:document-detail": lambda kw: [document_scope(kw["identifier"])],
+    "catalogue:document-version": lambda kw: [document_scope(kw["identifier"])],
+    "catalogue:decision-list": lambda kw: [DECISIONS],
+    "catalogue:decision-detail": lambda kw: [DECISIONS],
+}
+
+
+def page_scopes(match):
+    """The scopes of the page ``match`` (a ResolverMatch) shows, or None."""
+    scopes = PAGES.get(match.view_name)
+    return None if scopes is None else scopes(match.kwargs)
+
+
+def document_scopes(document, *, topic_slugs=(), names=()):
+    """The scopes a change to a public ``document`` affects.
+
+    Its own pages, its topic (and ``topic_slugs``, where it was filed before),
+    the site-wide lists, the entries its text names now or named before
+    (``names``, for their "Referenced by"), and the entries whose text names
+    it, with their topics (their links say whether it is retired, superseded
+    or has a newer version).
+    """
+    scopes = {LISTS, document_scope(document.identifier)}
+    scopes.update(topic_scope(slug) for slug in topic_slugs if slug)
+    if document.topic_id is not None:
+        scopes.add(topic_scope(document.topic.slug))
+    for name in [*names, *find_names(document.reference_text)]:
+        if name.prefix == DecisionRecord.PREFIX:
+            scopes.add(DECISIONS)
+        else:
+            scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    scopes |= _naming_scopes(document.identifier)
+    return scopes
+
+
+def _naming_scopes(identifier):
+    """Scopes of the texts that name ``identifier``, the preface's included."""
+    scopes = set()
+    rows = Reference.objects.filter(
+        prefix=identifier.prefix, number=identifier.number
+    ).values_list(
+        "document__registry__prefix",
+        "document__number",
+        "document__topic__slug",
+        "decision_id",
+    )
+    for prefix, number, slug, decision_id in rows:
+        if decision_id is not None:
+            scopes.add(DECISIONS)
+        else:
+            scopes.add(document_scope(Identifier(prefix, number)))
+            if slug:
+                scopes.add(topic_scope(slug))
+    preface = Preface.objects.first()
+    if preface is not None and any(
+        name.key == identifier.key for name in find_names(preface.text)
+    ):
+        scopes.add(EVERYTHING)
+    return scopes
+
+
+def document_before(document):
+    """What ``document_changed`` needs to know of a document before a change."""
+    return {
+        "topic_slugs": [document.topic.slug] if document.topic_id else [],
+        "names": find_names(document.reference_text),
+    }
+
+
+def document_changed(document, *, before=None, listing=False):
+    """Expire the pages a change to public ``document`` affects.
+
+    ``listing``: the change alters what every document list shows besides its
+    rows (a registry's total, the public tags), as a first publication does.
+    """
+    scopes = document_scopes(document, **(before or {}))
+    if listing:
+        scopes.add(LISTING)
+    expire(*scopes)
+
+
+def decision_changed(decision):
+    """Expire the pages a change to a decision record affects."""
+    expire(DECISIONS, LISTS, *_naming_scopes(decision.identifier))

@@ -1,0 +1,60 @@
+from django.contrib.sitemaps.views import index as sitemap_index
+from django.contrib.sitemaps.views import sitemap
+from django.urls import include, path
+
+from public import feeds, views
+from public.sitemaps import SITEMAPS
+
+# The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
+app_name = "catalogue"
+
+urlpatterns = [
+    # Exports and citation downloads, from the exchange app.
+    path("", include("exchange.urls")),
+    path("", views.IndexView.as_view(), name="index"),
+    path("search/", views.search_view, name="search"),
+    path(
+        "search/cite.<citation_format:fmt>",
+        views.search_citation,
+        name="search-citation",
+    ),
+    path("topics/<slug:slug>/", views.TopicDetailView.as_view(), name="topic-detail"),
+    path("topics/<slug:slug>/feed/", feeds.TopicFeed(), name="topic-feed"),
+    path("unfiled/", views.UnfiledListView.as_view(), name="unfiled"),
+    path("registries/", views.RegistryListView.as_view(), name="registry-list"),
+    path(
+        "registries/<str:prefix>/",
+        views.RegistryDetailView.as_view(),
+        name="registry-detail",
+    ),
+    path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
+    path("decisions/", views.DecisionRecordListView.as_view(), name="decision-list"),
+    path(
+        "decisions/<identifier:identifier>/",
+        views.DecisionRecordDetailView.as_view(),
+        name="decision-detail",
+    ),
+    path("feed/", feeds.DocumentVersionFeed(), name="feed"),
+    path(
+        "sitemap.xml",
+        sitemap_index,
+        {"sitemaps": SITEMAPS, "sitemap_url_name": "catalogue:sitemap-section"},
+        name="sitemap",
+    ),
+    path(
+        "sitemap-<section>.xml",
+        sitemap,
+        {"sitemaps": SITEMAPS},
+        name="sitemap-section",
+    ),
+    path(
+        "<identifier:identifier>/",
+        views.DocumentDetailView.as_view(),
+        name="document-detail",
+    ),
+    path(
+        "<identifier:identifier>/v<int:number>/",
+        views.DocumentVersionView.as_view(),
+        name="document-version",
+    ),
+]

@@ -1,0 +1,352 @@
+"""The reading room's pages: the index, topics, lists, documents, decisions,
+search. Only what a reader may see is ever listed or shown."""
+
+from django.core.exceptions import BadRequest
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.generic import DetailView, ListView, TemplateView
+
+from catalogue.filters import DocumentFilter
+from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
+from catalogue.references import resolve
+from exchange.citation_formats import citation_response
+from public import search
+from public.rows import TableRow, document_rows, row_values
+from public.versions import version_comparison
+
+# A topic page shows all its rows on one page, as the record always has;
+# longer lists are paginated.
+ROWS_PER_PAGE = 1000
+
+
+class IndexView(TemplateView):
+    """The full index: every topic in editorial order with its counts.
+
+    Template: ``catalogue/index.html``. Context: ``preface``, ``references``,
+    ``topics`` (each with ``counts``, a list of (prefix, n)), ``unfiled_counts``.
+    """
+
+    template_name = "catalogue/index.html"
+
+    def get_context_data(self, **kwargs):
+        counts = Document.objects.public().topic_counts()
+        topics = list(Topic.objects.all())
+        for topic in topics:
+            topic.counts = sorted(counts.get(topic.pk, {}).items())
+        preface = Preface.objects.first()
+        return super().get_context_data(
+            preface=preface,
+            references=resolve([preface.text] if preface else []),
+            topics=topics,
+            unfiled_counts=sorted(counts.get(None, {}).items()),
+            **kwargs,
+        )
+
+
+class DocumentListView(ListView):
+    """A list of public documents in number order, filtered from the URL.
+
+    Subclasses narrow ``base_queryset()``. Context: ``documents`` (this
+    page's ``TableRow`` objects), ``rows`` (their table rows as HTML, from
+    ``rows.document_rows``), ``filter``, ``references`` for the rows'
+    cross-references, and ``is_filtered``.
+    """
+
+    context_object_name = "documents"
+    paginate_by = ROWS_PER_PAGE
+    hidden_filters = []
+
+    def base_queryset(self):
+        return Document.objects.public()
+
+    def get_queryset(self):
+        self.filter = DocumentFilter(
+            self.request.GET or None, queryset=row_values(self.base_queryset())
+        )
+        for name in self.hidden_filters:
+            del self.filter.filters[name]
+        if self.filter.is_bound and not self.filter.is_valid():
+            raise BadRequest(self.filter.errors.as_text())
+        return self.filter.qs
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["documents"] = [TableRow(*values) for values in context["documents"]]
+        context["references"] = resolve(
+            [document.summary_with_citation for document in context["documents"]]
+        )
+        context["rows"] = document_rows(context["documents"], context["references"])
+        context["filter"] = self.filter
+        context["is_filtered"] = any(
+            self.request.GET.get(name) for name in self.filter.filters
+        )
+        return context
+
+
+class TopicDetailView(DocumentListView):
+    """A topic page: the preface, the topic, its counts and its documents.
+
+    Template: ``catalogue/topic_detail.html``. Context: ``topic``, ``preface``,
+    ``counts`` (RegistryCount per registry), and the list's context.
+    """
+
+    template_name = "catalogue/topic_detail.html"
+    hidden_filters = ["topic"]
+
+    def base_queryset(self):
+        self.topic = get_object_or_404(Topic, slug=self.kwargs["slug"])
+        return Document.objects.public().in_topic(self.topic)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        preface = Preface.objects.first()
+        if preface:
+            context["references"] |= resolve([preface.text])
+        context.update(
+            topic=self.topic,
+            preface=preface,
+            counts=Document.objects.public().registry_counts(topic=self.topic),
+        )
+        return context
+
+
+class UnfiledListView(DocumentListView):
+    """Public documents filed against no topic, in number order.
+
+    Template: ``catalogue/unfiled_list.html``. Context: ``counts`` and the
+    list's context.
+    """
+
+    template_name = "catalogue/unfiled_list.html"
+    hidden_filters = ["topic"]
+
+    def base_queryset(self):
+        return Document.objects.public().unfiled()
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(
+            counts=Document.objects.public().registry_counts(topic=None), **kwargs
+        )
+
+
+class RegistryDetailView(DocumentListView):
+    """Every public document of a registry, in number order.
+
+    Template: ``catalogue/registry_detail.html``. Context: ``registry`` and
+    the list's context.
+    """
+
+    template_name = "catalogue/registry_detail.html"
+    hidden_filters = ["registry"]
+
+    def base_queryset(self):
+        self.registry = get_object_or_404(Registry, prefix=self.kwargs["prefix"])
+        return Document.objects.public().in_registry(self.registry)
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(registry=self.registry, **kwargs)
+
+
+class TagDetailView(DocumentListView):
+    """Public documents with a tag, in number order.
+
+    Template: ``catalogue/tag_detail.html``. Context: ``tag`` and the list's
+    context.
+    """
+
+    template_name = "catalogue/tag_detail.html"
+    hidden_filters = ["tag"]
+
+    def base_queryset(self):
+        # A tag only drafts carry has no public page: its name is not public.
+        self.tag = get_object_or_404(
+            Document.objects.public().tags(), slug=self.kwargs["slug"]
+        )
+        return Document.objects.public().filter(tags=self.tag)
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(tag=self.tag, **kwargs)
+
+
+class RegistryListView(ListView):
+    """Every registry with its count of public documents.
+
+    Template: ``catalogue/registry_list.html``. Context: ``registries``.
+    """
+
+    context_object_name = "registries"
+
+    def get_queryset(self):
+        return Registry.objects.with_public_counts()
+
+
+class PermanentIdentifierMixin:
+    """A page at its permanent identifier; other spellings (LIT-0004) redirect."""
+
+    def get(self, request, *args, **kwargs):
+        self.object = self.get_object()
+        canonical = self.canonical_url()
+        if request.path != canonical:
+            return redirect(canonical, permanent=True)
+        return self.render_to_response(self.get_context_data(**self.object_context()))
+
+    def canonical_url(self):
+        return self.object.get_absolute_url()
+
+    def object_context(self):
+        return {"object": self.object}
+
+
+class DocumentDetailView(PermanentIdentifierMixin, DetailView):
+    """A document's own page, at its permanent identifier.
+
+    Template: ``catalogue/document_detail.html``. Context: ``document``,
+    ``references`` (for its summary and its successor), ``referenced_by``
+    (public documents and decision records that name it).
+    """
+
+    context_object_name = "document"
+
+    def get_queryset(self):
+        return (
+            Document.objects.public()
+            .select_related("registry", "topic", "superseded_by__registry")
+            .prefetch_related("tags")
+        )
+
+    def get_object(self, queryset=None):
+        identifier = self.kwargs["identifier"]
+        try:
+            return self.get_queryset().get(
+                registry__prefix=identifier.prefix, number=identifier.number
+            )
+        except Document.DoesNotExist:
+            raise Http404(f"No public document {identifier}.") from None
+
+    def get_context_data(self, **kwargs):
+        document = self.object
+        successor = document.superseded_by
+        return super().get_context_data(
+            references=resolve(
+                [document.summary, successor.identifier if successor else ""]
+            ),
+            referenced_by=Document.objects.public()
+            .naming(document.identifier)
+            .in_number_order(),
+            decisions_referencing=DecisionRecord.objects.public().naming(
+                document.identifier
+            ),
+            # The published versions, listed by catalogue/_versions.html.
+            versions=document.versions.all(),
+            **kwargs,
+        )
+
+
+class DocumentVersionView(DocumentDetailView):
+    """One published version of a public document, compared with the one before.
+
+    Template: ``catalogue/documentversion_detail.html``. Context: ``document``,
+    ``version``, ``comparison`` (a VersionComparison), ``versions``. Only
+    published versions exist as rows: pending revisions are never shown.
+    """
+
+    template_name = "catalogue/documentversion_detail.html"
+
+    def canonical_url(self):
+        return reverse(
+            "catalogue:document-version",
+            kwargs={
+                "identifier": self.object.identifier,
+                "number": self.kwargs["number"],
+            },
+        )
+
+    def object_context(self):
+        version = get_object_or_404(self.object.versions, number=self.kwargs["number"])
+        version.document = self.object
+        return {
+            "object": self.object,
+            "version": version,
+            "comparison": version_comparison(version),
+        }
+
+
+class DecisionRecordListView(ListView):
+    """The decision records, in number order.
+
+    Template: ``catalogue/decisionrecord_list.html``. Context: ``decisions``.
+    """
+
+    context_object_name = "decisions"
+    paginate_by = ROWS_PER_PAGE
+
+    def get_queryset(self):
+        return DecisionRecord.objects.public().select_related("superseded_by")
+
+
+class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
+    """A decision record's own page, at its identifier (ADR-026).
+
+    Template: ``catalogue/decisionrecord_detail.html``. Context: ``decision``,
+    ``references``, ``referenced_by``, ``decisions_referencing``.
+    """
+
+    context_object_name = "decision"
+
+    def get_object(self, queryset=None):
+        identifier = self.kwargs["identifier"]
+        if identifier.prefix != DecisionRecord.PREFIX:
+            raise Http404("Not a decision record.")
+        try:
+            return (
+                DecisionRecord.objects.public()
+                .select_related("superseded_by")
+                .get(number=identifier.number)
+            )
+        except DecisionRecord.DoesNotExist:
+            raise Http404(f"No decision record {identifier}.") from None
+
+    def get_context_data(self, **kwargs):
+        decision = self.object
+        return super().get_context_data(
+            references=resolve([decision.body]),
+            referenced_by=Document.objects.public()
+            .naming(decision.identifier)
+            .in_number_order(),
+            decisions_referencing=DecisionRecord.objects.public().naming(
+                decision.identifier
+            ),
+            **kwargs,
+        )
+
+
+def _search_results(request):
+    query = request.GET.get("q", "").strip()
+    if len(query) > search.MAX_QUERY_LENGTH:
+        raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
+    results = search.SearchResults(query, request.GET)
+    if not results.filter.is_valid():
+        raise BadRequest(results.filter.errors.as_text())
+    return results
+
+
+def search_view(request):
+    """One search over documents, decision records and topics.
+
+    An identifier (``LIT-325``, ``lit 325``, ``ADR-59``) goes straight to the
+    document or decision record it names. Template: ``catalogue/search.html``;
+    context from ``search.SearchResults``.
+    """
+    named = search.entry_named(request.GET.get("q", ""))
+    if named is not None:
+        return redirect(named)
+    results = _search_results(request)
+    return render(request, "catalogue/search.html", results.context(request))
+
+
+def search_citation(request, fmt):
+    """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
+    matches = _search_results(request).filter.qs.values("pk")
+    documents = Document.objects.public().filter(pk__in=matches)
+    return citation_response(documents, fmt, "search")

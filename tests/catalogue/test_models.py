@@ -1,0 +1,160 @@
+"""The record's rules, enforced by the database itself, and the services."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
+
+from catalogue.models import DecisionRecord, Document, DocumentVersion, Registry, Topic
+from editorial import workflow
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def refused_by_database(create):
+    """True when the database itself refuses the write (no form involved)."""
+    try:
+        with transaction.atomic():
+            create()
+    except IntegrityError:
+        return True
+    return False
+
+
+def test_a_number_is_unique_within_its_registry():
+    registry = RegistryFactory(prefix="LIT")
+    DocumentFactory(registry=registry, number=4)
+
+    assert refused_by_database(lambda: DocumentFactory(registry=registry, number=4))
+    assert not refused_by_database(
+        lambda: DocumentFactory(registry=RegistryFactory(prefix="PRA"), number=4)
+    )
+
+
+@pytest.mark.parametrize(
+    "create",
+    [
+        lambda: Registry.objects.create(name="Again", prefix="LIT"),
+        lambda: Topic.objects.create(name="Other", slug="taken", position=99),
+        lambda: Topic.objects.create(name="Taken", slug="other", position=99),
+        lambda: Topic.objects.create(name="Other", slug="other", position=1),
+        lambda: DecisionRecord.objects.create(number=26, title="Again"),
+        lambda: DocumentFactory(number=0),
+        lambda: Document.objects.filter(number=7).update(status="published"),
+        lambda: Document.objects.filter(number=7).update(version=0),
+        lambda: Topic.objects.filter(slug="taken").update(flavour="genre"),
+        lambda: DecisionRecord.objects.filter(number=26).update(status="maybe"),
+    ],
+    ids=[
+        "registry prefix",
+        "topic name",
+        "topic slug",
+        "topic position",
+        "decision record number",
+        "document number zero",
+        "document status",
+        "document version zero",
+        "topic flavour",
+        "decision record status",
+    ],
+)
+def test_the_database_refuses_what_the_record_forbids(create):
+    RegistryFactory(prefix="LIT")
+    TopicFactory(name="Taken", slug="taken", position=1)
+    DocumentFactory(number=7)
+    DecisionRecordFactory(number=26)
+
+    assert refused_by_database(create)
+
+
+def test_a_version_number_is_unique_per_document():
+    document = DocumentFactory()
+    DocumentVersion.snapshot(document).save()
+
+    assert refused_by_database(lambda: DocumentVersion.snapshot(document).save())
+
+
+def test_a_published_document_cannot_be_deleted_so_its_number_stays_taken():
+    document = DocumentFactory()
+    DocumentVersion.snapshot(document).save()
+
+    with pytest.raises(ProtectedError):
+        document.delete()
+
+
+def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one():
+    registry = RegistryFactory()
+    first = workflow.save_document(
+        document=DocumentFactory.build(
+            registry=registry, number=None, topic=None, draft=True
+        )
+    )
+    high = workflow.save_document(
+        document=DocumentFactory.build(
+            registry=registry, number=40, topic=None, draft=True
+        )
+    )
+    high.delete()  # A draft never published can go; its number cannot return.
+
+    following = workflow.save_document(
+        document=DocumentFactory.build(
+            registry=registry, number=None, topic=None, draft=True
+        )
+    )
+
+    assert (first.number, following.number) == (1, 41)
+    assert Registry.objects.get().last_number == 41
+
+
+def test_saving_a_draft_records_no_version():
+    document = workflow.save_document(
+        document=DocumentFactory.build(
+            registry=RegistryFactory(), number=None, topic=None, draft=True
+        )
+    )
+
+    assert document.versions.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error_field"),
+    [
+        ("authors", "Foo (2019) and Bar", "authors"),
+        ("source_identifier", "arXiv:1604.06174", "source_identifier"),
+        ("citation_note", "NeurIPS. Oral", "citation_note"),
+        ("year", 99, "year"),
+    ],
+)
+def test_model_validation_refuses_a_citation_that_would_not_print_back(
+    field, value, error_field
+):
+    document = DocumentFactory.build(registry=RegistryFactory(), topic=None)
+    setattr(document, field, value)
+
+    with pytest.raises(ValidationError) as raised:
+        document.full_clean()
+
+    assert error_field in raised.value.message_dict
+
+
+def test_label_shows_the_version_from_v2_on():
+    assert DocumentFactory(number=4, version=1).label == "LIT-004"
+    assert DocumentFactory(number=16, version=2).label == "LIT-016 v2"
+    assert DocumentFactory(number=1234, version=1).label == "LIT-1234"
+
+
+def test_public_is_active_superseded_and_withdrawn():
+    public = [
+        DocumentFactory(status=status)
+        for status in ["active", "superseded", "withdrawn"]
+    ]
+    DocumentFactory(draft=True)
+    DocumentFactory(in_review=True)
+
+    assert list(Document.objects.public().order_by("number")) == public

@@ -1,0 +1,91 @@
+"""Public version pages and the comparison with the version before (issue 3)."""
+
+import pytest
+from django.urls import reverse
+
+from catalogue.models import Document
+from editorial import workflow
+from public.diffs import word_diff
+from tests.factories import DocumentFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def two_versions():
+    publisher = UserFactory(publisher=True)
+    document = DocumentFactory(number=4, draft=True, title="First “take”")
+    workflow.publish(document=document, user=publisher)
+    workflow.edit_document(
+        document=document,
+        user=publisher,
+        changes={"title": "Second “take” — revised"},
+        note="Revised.",
+    )
+    workflow.publish(document=document, user=publisher)
+    workflow.edit_document(
+        document=document, user=publisher, changes={"title": "Pending secret"}
+    )
+    return document
+
+
+def test_the_document_page_lists_its_versions(client, two_versions):
+    page = client.get(two_versions.get_absolute_url()).content.decode()
+
+    assert (
+        reverse(
+            "catalogue:document-version", kwargs={"identifier": "LIT-004", "number": 2}
+        )
+        in page
+    )
+    assert "/LIT-004/v1/" in page and "Revised." in page
+    assert "Pending secret" not in page
+
+
+def test_a_version_page_compares_with_the_one_before(client, two_versions):
+    page = client.get("/LIT-004/v2/").content.decode()
+
+    assert "<del>First</del><ins>Second</ins>" in page
+    assert "<ins> — revised</ins>" in page
+    assert "Pending secret" not in page
+    assert "No earlier version" in client.get("/LIT-004/v1/").content.decode()
+
+
+@pytest.mark.parametrize("path", ["/LIT-004/v3/", "/LIT-004/v0/", "/LIT-005/v1/"])
+def test_unpublished_versions_have_no_page(client, two_versions, path):
+    DocumentFactory(number=5, draft=True)
+
+    assert client.get(path).status_code == 404
+
+
+def test_a_drafts_version_page_is_not_found_even_if_it_was_once_public(client):
+    publisher = UserFactory(publisher=True)
+    document = DocumentFactory(number=9, draft=True)
+    workflow.publish(document=document, user=publisher)
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.DRAFT)
+
+    assert client.get("/LIT-009/v1/").status_code == 404
+
+
+def test_word_diff_gives_back_both_texts_exactly():
+    old, new = "Chen et al. (2016) — “x”  y", "Chen and Li (2016) — “x”  z w"
+    changes = word_diff(old, new)
+
+    assert "".join(c.text for c in changes if c.kind != "insert") == old
+    assert "".join(c.text for c in changes if c.kind != "delete") == new
+
+
+def test_publishing_raises_the_topic_count_by_one(
+    client, django_capture_on_commit_callbacks
+):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic)
+    draft = DocumentFactory(topic=topic, draft=True)
+    before = client.get(topic.get_absolute_url()).context["counts"][0].listed
+
+    # The cached page is expired when the publication commits (issue 6).
+    with django_capture_on_commit_callbacks(execute=True):
+        workflow.publish(document=draft, user=UserFactory(publisher=True))
+
+    after = client.get(topic.get_absolute_url()).context["counts"][0].listed
+    assert (before, after) == (1, 2)
