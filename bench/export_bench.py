@@ -1,4 +1,4 @@
-"""Benchmark of the staff CSV export and import (issue 5), on PostgreSQL.
+"""Benchmark of the staff CSV export and import, on PostgreSQL.
 
     make bench-export                      # 100,000 sample documents
     make bench-export BENCH_DOCUMENTS=20000
@@ -155,7 +155,7 @@ def copy_time(queryset):
     import psycopg
     from django.conf import settings
 
-    from catalogue.exports import copy_statement
+    from exchange.exports import copy_statement
 
     db = settings.DATABASES["default"]
     statements = list(copy_statement(queryset, base_url="http://127.0.0.1/"))
@@ -215,8 +215,8 @@ def measure_import():
     from django.urls import reverse
     from taggit.models import TaggedItem
 
-    from catalogue.exports import document_chunks
     from catalogue.models import Document, DocumentVersion, Registry
+    from exchange.exports import document_chunks
 
     documents = Document.objects.filter(registry__prefix="SPRA")
     content = b"".join(document_chunks(documents, base_url="http://127.0.0.1/"))
@@ -253,7 +253,7 @@ def measure_import():
 def report(figures):
     f = figures
     lines = [
-        "# Export and import benchmark (issue 5)",
+        "# Export and import benchmark",
         "",
         f"Sample record: {f['documents']:,} generated documents on PostgreSQL; "
         f"one gunicorn sync worker; {os.cpu_count()} cores. "

@@ -1,4 +1,4 @@
-"""Load and faults (issue 7): 64 clients against the production server.
+"""Load and faults: 64 clients against the production server.
 
 Three phases against gunicorn on PostgreSQL with the Redis cache, each with
 the same mix of topic pages, document pages and searches:
@@ -289,7 +289,7 @@ def main():
     )
     report = "\n".join(
         [
-            "# Load and faults (issue 7)",
+            "# Load and faults",
             "",
             f"Machine: {machine}. Written by `make bench-load`.",
             "",

@@ -1,11 +1,11 @@
-"""Benchmark of serving (issue 6), on PostgreSQL and Redis.
+"""Benchmark of serving, on PostgreSQL and Redis.
 
     make bench-serve                        # 100,000 sample documents
     make bench-serve BENCH_DOCUMENTS=20000
 
 Fills its own database (BENCH_SERVE_DATABASE_URL, default
 anthology_bench_serve) with generate_sample in steps (50, 1,000, a tenth,
-all), measuring at each step what the issue compares, and prints every figure
+all), measuring at each step what the targets compare, and prints every figure
 as a ratio of two timings taken in this one run:
 
 - a topic page of 1,000 rows rendered uncached, against fetching the same
@@ -69,7 +69,8 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from catalogue.citations import Citation, join_summary  # noqa: E402
 from catalogue.models import Document  # noqa: E402
-from catalogue.references import Target, find_names, link_names  # noqa: E402
+from catalogue.references import Target, find_names  # noqa: E402
+from public.links import link_names  # noqa: E402
 
 SEARCHES = ["gradient compression", "sparse attention", "federated robust"]
 SEARCHES += ["pipeline parallelism", "memory checkpointing", "quantised inference"]
@@ -513,7 +514,7 @@ def report(n, figures, plan, notes):
         f"gunicorn 2 sync workers, Redis at {REDIS_URL}"
     )
     lines = [
-        "# Serving benchmark (issue 6)",
+        "# Serving benchmark",
         "",
         f"Sample record: {n:,} generated documents on PostgreSQL. Machine: "
         f"{machine}. Written by `make bench-serve`; each ratio compares two "
