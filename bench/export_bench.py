@@ -62,6 +62,8 @@ def fill(documents):
     from catalogue.models import Document
 
     call_command("migrate", verbosity=0)
+    # The admin import renders templates with DEBUG off: the manifest must exist.
+    call_command("collectstatic", interactive=False, verbosity=0)
     if Document.objects.count() != documents:
         call_command("flush", interactive=False, verbosity=0)
         started = time.perf_counter()

@@ -16,36 +16,38 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 
-def always(obj, revision):
-    return True
+def anytime(obj, revision):
+    """No precondition: the permission is enough."""
 
 
 @dataclass(frozen=True)
 class Step:
-    """A verb's permission and precondition, and its button in the admin.
+    """A verb's permission (``doing`` names the verb for a refusal) and its
+    precondition.
 
-    ``allowed(obj, revision)`` says whether the step may be taken on ``obj``,
-    given its pending revision (looked up only when ``reads_revision``);
-    ``refusal(obj)`` says why not, with the error ``code``.
+    ``precondition(obj, revision)`` raises ValidationError, with a code, when
+    the step may not be taken on ``obj`` given its pending revision (looked
+    up only when ``reads_revision``).
     """
 
     permission: str
     doing: str
-    allowed: Callable = always
-    refusal: Callable | None = None
-    code: str = ""
+    precondition: Callable = anytime
     reads_revision: bool = False
-    button: str = ""
-    label: str = ""
 
     def check(self, obj, revision=None):
         """Raise ValidationError unless the precondition holds."""
-        if not self.allowed(obj, revision):
-            raise ValidationError(self.refusal(obj), code=self.code)
+        self.precondition(obj, revision)
 
     def is_offered(self, obj, revision, user):
-        """Whether the admin shows this step's button to ``user``."""
-        return user.has_perm(self.permission) and self.allowed(obj, revision)
+        """Whether the admin offers this step to ``user`` now."""
+        if not user.has_perm(self.permission):
+            return False
+        try:
+            self.precondition(obj, revision)
+        except ValidationError:
+            return False
+        return True
 
 
 def require(user, permission, doing):

@@ -28,64 +28,54 @@ def _status(document):
     return document.get_status_display().lower()
 
 
-EDIT = Step(
-    permission="catalogue.change_document",
-    doing="edit documents",
-    reads_revision=True,
-)
-SUBMIT = Step(
-    permission="catalogue.change_document",
-    doing="submit documents for review",
-    allowed=lambda document, revision: document.status == Document.Status.DRAFT,
-    refusal=lambda document: (
-        f"{document.identifier} is {_status(document)}, not a draft."
-    ),
-    code="not_a_draft",
-    button="_submit_for_review",
-    label="Save and submit for review",
-)
+def _draft_only(document, revision):
+    """Only a draft goes to review."""
+    if document.status != Document.Status.DRAFT:
+        message = f"{document.identifier} is {_status(document)}, not a draft."
+        raise ValidationError(message, code="not_a_draft")
+
+
+def _unpublished_or_pending(document, revision):
+    """A publisher publishes a document never published, or an edit held."""
+    if document.is_public and revision is None:
+        raise ValidationError(
+            f"{document.identifier} has no pending revision to publish.",
+            code="nothing_to_publish",
+        )
+
+
+def _active_or_superseded(document, revision):
+    """Only a document readers see as current, or as superseded, is withdrawn."""
+    if document.status not in {Document.Status.ACTIVE, Document.Status.SUPERSEDED}:
+        message = (
+            f"{document.identifier} is {_status(document)}: only an active or "
+            "superseded document can be withdrawn."
+        )
+        raise ValidationError(message, code="not_withdrawable")
+
+
+def _pending(document, revision):
+    """Only an edit held as a pending revision can be discarded."""
+    if revision is None:
+        message = f"{document.identifier} has no pending revision to discard."
+        raise ValidationError(message, code="nothing_to_discard")
+
+
+EDIT = Step("catalogue.change_document", "edit documents", reads_revision=True)
+SUBMIT = Step("catalogue.change_document", "submit documents for review", _draft_only)
 PUBLISH = Step(
-    permission="catalogue.publish_document",
-    doing="publish documents",
-    allowed=lambda document, revision: not document.is_public or revision is not None,
-    refusal=lambda document: (
-        f"{document.identifier} has no pending revision to publish."
-    ),
-    code="nothing_to_publish",
+    "catalogue.publish_document",
+    "publish documents",
+    _unpublished_or_pending,
     reads_revision=True,
-    button="_publish",
-    label="Save and publish",
 )
 WITHDRAW = Step(
-    permission="catalogue.publish_document",
-    doing="withdraw documents",
-    allowed=lambda document, revision: (
-        document.status in {Document.Status.ACTIVE, Document.Status.SUPERSEDED}
-    ),
-    refusal=lambda document: (
-        f"{document.identifier} is {_status(document)}: only "
-        "an active or superseded document can be withdrawn."
-    ),
-    code="not_withdrawable",
-    button="_withdraw",
-    label="Withdraw",
+    "catalogue.publish_document", "withdraw documents", _active_or_superseded
 )
 DISCARD = Step(
-    permission="catalogue.change_document",
-    doing="discard revisions",
-    allowed=lambda document, revision: revision is not None,
-    refusal=lambda document: (
-        f"{document.identifier} has no pending revision to discard."
-    ),
-    code="nothing_to_discard",
-    reads_revision=True,
-    button="_discard_revision",
-    label="Discard pending revision",
+    "catalogue.change_document", "discard revisions", _pending, reads_revision=True
 )
-SUPERSEDE = Step(
-    permission="catalogue.publish_document",
-    doing="supersede documents",
-)
+SUPERSEDE = Step("catalogue.publish_document", "supersede documents")
 
 
 # What the editor sees
@@ -357,8 +347,14 @@ def revert(*, document, version, user, note=""):
 
 
 # The steps the admin offers as buttons beside Save, in the order it shows
-# them, each with the verb its button takes.
+# them: each button's name and text, and the verb it takes.
 BUTTONS = {
+    SUBMIT: ("_submit_for_review", "Save and submit for review"),
+    PUBLISH: ("_publish", "Save and publish"),
+    WITHDRAW: ("_withdraw", "Withdraw"),
+    DISCARD: ("_discard_revision", "Discard pending revision"),
+}
+VERBS = {
     SUBMIT: lambda document, user, note: submit_for_review(
         document=document, user=user
     ),
@@ -374,14 +370,18 @@ BUTTONS = {
 }
 
 
-def offered_steps(document, revision, user):
-    """The buttons ``user`` may press on ``document`` with pending ``revision``."""
-    return [step for step in BUTTONS if step.is_offered(document, revision, user)]
+def offered_buttons(document, revision, user):
+    """``(name, text)`` of the buttons ``user`` may press on ``document``."""
+    return [
+        button
+        for step, button in BUTTONS.items()
+        if step.is_offered(document, revision, user)
+    ]
 
 
 def take_pressed_step(data, *, document, user, note=""):
     """Take the step whose button is in ``data`` (a form's POST), if any."""
-    for step, verb in BUTTONS.items():
-        if step.button in data:
-            return verb(document, user, note)
+    for step, (name, _) in BUTTONS.items():
+        if name in data:
+            return VERBS[step](document, user, note)
     return None

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with an input, at ``line`` (0: the file as a whole)."""
+    """One thing wrong with an input, and where: ``line`` of ``file`` (0: the
+    file as a whole), in ``column`` when the input is a table."""
 
     line: int
     message: str
@@ -18,12 +19,8 @@ class Problem:
     file: str = ""
 
     def __str__(self):
-        where = f"line {self.line}"
-        if self.column:
-            where = f"{where}, {self.column}"
-        if self.file:
-            where = f"{self.file}, {where}"
-        return f"{where}: {self.message}"
+        places = [self.file, f"line {self.line}", self.column]
+        return f"{', '.join(place for place in places if place)}: {self.message}"
 
 
 class ImportRefused(Exception):

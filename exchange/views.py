@@ -54,20 +54,15 @@ def document_csv(request):
 
 @staff_required
 def topic_csv(request):
-    return exports.csv_response(
-        exports.topic_chunks(Topic.objects.all()),
-        filename="topics.csv",
-        bom=wants_bom(request),
-    )
+    chunks = exports.topic_chunks(Topic.objects.all())
+    return exports.csv_response(chunks, filename="topics.csv", bom=wants_bom(request))
 
 
 @staff_required
 def decision_record_csv(request):
-    return exports.csv_response(
-        exports.decision_record_chunks(DecisionRecord.objects.all()),
-        filename="decision-records.csv",
-        bom=wants_bom(request),
-    )
+    chunks = exports.decision_record_chunks(DecisionRecord.objects.all())
+    filename = "decision-records.csv"
+    return exports.csv_response(chunks, filename=filename, bom=wants_bom(request))
 
 
 def document_citation(request, identifier, fmt):

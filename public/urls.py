@@ -8,9 +8,8 @@ from public.sitemaps import SITEMAPS
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
 
-urlpatterns = [
-    # Exports and citation downloads, from the exchange app.
-    path("", include("exchange.urls")),
+# The full index, search, the site's feed and its sitemap.
+site = [
     path("", views.IndexView.as_view(), name="index"),
     path("search/", views.search_view, name="search"),
     path(
@@ -18,6 +17,20 @@ urlpatterns = [
         views.search_citation,
         name="search-citation",
     ),
+    path("feed/", feeds.DocumentVersionFeed(), name="feed"),
+    path(
+        "sitemap.xml",
+        sitemap_index,
+        {"sitemaps": SITEMAPS, "sitemap_url_name": "catalogue:sitemap-section"},
+        name="sitemap",
+    ),
+    path(
+        "sitemap-<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"
+    ),
+]
+
+# Lists of documents: by topic, unfiled, by registry, by tag.
+lists = [
     path("topics/<slug:slug>/", views.TopicDetailView.as_view(), name="topic-detail"),
     path("topics/<slug:slug>/feed/", feeds.TopicFeed(), name="topic-feed"),
     path("unfiled/", views.UnfiledListView.as_view(), name="unfiled"),
@@ -28,25 +41,19 @@ urlpatterns = [
         name="registry-detail",
     ),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
+]
+
+decisions = [
     path("decisions/", views.DecisionRecordListView.as_view(), name="decision-list"),
     path(
         "decisions/<identifier:identifier>/",
         views.DecisionRecordDetailView.as_view(),
         name="decision-detail",
     ),
-    path("feed/", feeds.DocumentVersionFeed(), name="feed"),
-    path(
-        "sitemap.xml",
-        sitemap_index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "catalogue:sitemap-section"},
-        name="sitemap",
-    ),
-    path(
-        "sitemap-<section>.xml",
-        sitemap,
-        {"sitemaps": SITEMAPS},
-        name="sitemap-section",
-    ),
+]
+
+# A document's own pages, at its permanent identifier (LIT-004/, LIT-004/v2/).
+documents = [
     path(
         "<identifier:identifier>/",
         views.DocumentDetailView.as_view(),
@@ -57,4 +64,13 @@ urlpatterns = [
         views.DocumentVersionView.as_view(),
         name="document-version",
     ),
+]
+
+urlpatterns = [
+    # Exports and citation downloads, from the exchange app.
+    path("", include("exchange.urls")),
+    *site,
+    *lists,
+    *decisions,
+    *documents,
 ]

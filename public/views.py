@@ -84,50 +84,53 @@ class DocumentListView(ListView):
         return context
 
 
-class TopicDetailView(DocumentListView):
+class FiledListView(DocumentListView):
+    """The documents filed under ``self.topic`` (None: the unfiled ones), with
+    the count line: per registry, how many of its public documents they are.
+
+    Context: ``counts`` (RegistryCount per registry) and the list's context.
+    """
+
+    hidden_filters = ["topic"]
+    topic = None
+
+    def base_queryset(self):
+        return Document.objects.public().in_topic(self.topic)
+
+    def get_context_data(self, **kwargs):
+        counts = Document.objects.public().registry_counts(topic=self.topic)
+        return super().get_context_data(counts=counts, **kwargs)
+
+
+class TopicDetailView(FiledListView):
     """A topic page: the preface, the topic, its counts and its documents.
 
-    Template: ``catalogue/topic_detail.html``. Context: ``topic``, ``preface``,
-    ``counts`` (RegistryCount per registry), and the list's context.
+    Template: ``catalogue/topic_detail.html``. Context: ``topic``, ``preface``
+    and the filed list's context.
     """
 
     template_name = "catalogue/topic_detail.html"
-    hidden_filters = ["topic"]
 
     def base_queryset(self):
         self.topic = get_object_or_404(Topic, slug=self.kwargs["slug"])
-        return Document.objects.public().in_topic(self.topic)
+        return super().base_queryset()
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         preface = Preface.objects.first()
         if preface:
             context["references"] |= resolve([preface.text])
-        context.update(
-            topic=self.topic,
-            preface=preface,
-            counts=Document.objects.public().registry_counts(topic=self.topic),
-        )
+        context.update(topic=self.topic, preface=preface)
         return context
 
 
-class UnfiledListView(DocumentListView):
+class UnfiledListView(FiledListView):
     """Public documents filed against no topic, in number order.
 
-    Template: ``catalogue/unfiled_list.html``. Context: ``counts`` and the
-    list's context.
+    Template: ``catalogue/unfiled_list.html``. Context: the filed list's.
     """
 
     template_name = "catalogue/unfiled_list.html"
-    hidden_filters = ["topic"]
-
-    def base_queryset(self):
-        return Document.objects.public().unfiled()
-
-    def get_context_data(self, **kwargs):
-        return super().get_context_data(
-            counts=Document.objects.public().registry_counts(topic=None), **kwargs
-        )
 
 
 class RegistryDetailView(DocumentListView):

@@ -1,12 +1,16 @@
-from django.conf import settings
-from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import Identifier
 from catalogue.models.choices import DecisionStatus
+from catalogue.models.fields import (
+    at_least_one,
+    one_of,
+    search_vector_field,
+    successor_field,
+    user_field,
+)
 
 
 class DecisionRecordQuerySet(models.QuerySet):
@@ -38,31 +42,17 @@ class DecisionRecord(models.Model):
     body = models.TextField(
         blank=True, help_text=_("Context, decision and consequences, in Markdown.")
     )
-    superseded_by = models.ForeignKey(
-        "self",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="supersedes",
-    )
+    superseded_by = successor_field()
     published_at = models.DateTimeField(
         null=True,
         blank=True,
         editable=False,
         help_text=_("Empty while the record is a draft, which readers never see."),
     )
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        editable=False,
-        related_name="+",
-    )
+    published_by = user_field(editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
-    search_vector = SearchVectorField(null=True, editable=False)
+    search_vector = search_vector_field()
 
     objects = DecisionRecordQuerySet.as_manager()
 
@@ -72,13 +62,8 @@ class DecisionRecord(models.Model):
             ("publish_decisionrecord", "Can publish decision records"),
         ]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(number__gte=1), name="decision_record_number_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(status__in=DecisionStatus.values),
-                name="decision_record_status_valid",
-            ),
+            at_least_one("number", "decision_record_number_positive"),
+            one_of("status", DecisionStatus, "decision_record_status_valid"),
         ]
 
     def __str__(self):

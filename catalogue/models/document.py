@@ -1,8 +1,7 @@
-from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -18,8 +17,14 @@ from catalogue.citations import (
 )
 from catalogue.identifiers import Identifier
 from catalogue.models.choices import PUBLIC_STATUSES, DocumentStatus, RevisionStatus
+from catalogue.models.fields import (
+    at_least_one,
+    one_of,
+    search_vector_field,
+    successor_field,
+    topic_field,
+)
 from catalogue.models.registry import Registry, RegistryCount
-from catalogue.models.topic import Topic
 
 # Citation's field names as the models spell them.
 CITATION_FIELDS = {
@@ -39,6 +44,7 @@ class DocumentQuerySet(models.QuerySet):
         return self.filter(registry=registry)
 
     def in_topic(self, topic):
+        """Documents filed under ``topic``; None gives the unfiled ones."""
         return self.filter(topic=topic)
 
     def unfiled(self):
@@ -222,26 +228,12 @@ class Document(CitedText):
         help_text=_("The published version; shown from v2 on (LIT-004 v4)."),
     )
     status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
-    topic = models.ForeignKey(
-        Topic,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="documents",
-        help_text=_("Leave empty to list the document as unfiled."),
-    )
-    superseded_by = models.ForeignKey(
-        "self",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="supersedes",
-    )
+    topic = topic_field(related_name="documents")
+    superseded_by = successor_field()
     tags = TaggableManager(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
-    search_vector = SearchVectorField(null=True, editable=False)
+    search_vector = search_vector_field()
 
     objects = DocumentManager()
 
@@ -251,16 +243,9 @@ class Document(CitedText):
             models.UniqueConstraint(
                 fields=["registry", "number"], name="unique_document_number"
             ),
-            models.CheckConstraint(
-                condition=Q(number__gte=1), name="document_number_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(version__gte=1), name="document_version_positive"
-            ),
-            models.CheckConstraint(
-                condition=Q(status__in=DocumentStatus.values),
-                name="document_status_valid",
-            ),
+            at_least_one("number", "document_number_positive"),
+            at_least_one("version", "document_version_positive"),
+            one_of("status", DocumentStatus, "document_status_valid"),
         ]
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),

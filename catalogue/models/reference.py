@@ -28,19 +28,12 @@ class Reference(models.Model):
     that "Referenced by" and the list of broken references are plain queries.
     """
 
+    # A reference belongs to the text of one document or one decision record.
     document = models.ForeignKey(
-        Document,
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="references",
+        Document, models.CASCADE, null=True, blank=True, related_name="references"
     )
     decision = models.ForeignKey(
-        DecisionRecord,
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="references",
+        DecisionRecord, models.CASCADE, null=True, blank=True, related_name="references"
     )
     prefix = models.CharField(max_length=20)
     number = models.PositiveIntegerField()

@@ -1,11 +1,10 @@
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import RevisionStatus
 from catalogue.models.document import CitedText, Document
-from catalogue.models.topic import Topic
+from catalogue.models.fields import one_of, topic_field, user_field
 
 
 class Revision(CitedText):
@@ -20,14 +19,7 @@ class Revision(CitedText):
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="revisions"
     )
-    topic = models.ForeignKey(
-        Topic,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text=_("Leave empty to list the document as unfiled."),
-    )
+    topic = topic_field(related_name="+")
     tag_names = models.JSONField(
         default=list, blank=True, help_text=_("The tags the document will have.")
     )
@@ -38,30 +30,12 @@ class Revision(CitedText):
     based_on_version = models.PositiveIntegerField(
         help_text=_("The published version this edit started from.")
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    created_by = user_field()
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    updated_by = user_field()
     updated_at = models.DateTimeField(auto_now=True)
     published_at = models.DateTimeField(null=True, blank=True)
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    published_by = user_field()
 
     class Meta:
         ordering = ["document", "-created_at"]
@@ -71,10 +45,7 @@ class Revision(CitedText):
                 condition=Q(status=RevisionStatus.PENDING),
                 name="one_pending_revision_per_document",
             ),
-            models.CheckConstraint(
-                condition=Q(status__in=RevisionStatus.values),
-                name="revision_status_valid",
-            ),
+            one_of("status", RevisionStatus, "revision_status_valid"),
         ]
 
     def __str__(self):

@@ -1,10 +1,10 @@
-from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import TopicFlavour
+from catalogue.models.fields import one_of, search_vector_field
 
 
 class Topic(models.Model):
@@ -31,16 +31,12 @@ class Topic(models.Model):
     position = models.PositiveIntegerField(
         unique=True, help_text=_("Editorial order on the full index.")
     )
-    # Kept by a PostgreSQL trigger (migration 0004); unused on SQLite.
-    search_vector = SearchVectorField(null=True, editable=False)
+    search_vector = search_vector_field()
 
     class Meta:
         ordering = ["position"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(flavour__in=TopicFlavour.values),
-                name="topic_flavour_valid",
-            ),
+            one_of("flavour", TopicFlavour, "topic_flavour_valid"),
         ]
 
     def __str__(self):

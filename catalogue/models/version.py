@@ -1,9 +1,8 @@
-from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.utils import timezone
 
 from catalogue.models.document import CitedText, Document
+from catalogue.models.fields import at_least_one, user_field
 
 
 class DocumentVersion(CitedText):
@@ -17,25 +16,17 @@ class DocumentVersion(CitedText):
     )
     number = models.PositiveIntegerField()
     published_at = models.DateTimeField()
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="published_versions",
-    )
+    published_by = user_field(related_name="published_versions")
     note = models.CharField(max_length=500, blank=True)
 
     class Meta:
-        ordering = ["document", "-number"]
         constraints = [
             models.UniqueConstraint(
                 fields=["document", "number"], name="unique_document_version"
             ),
-            models.CheckConstraint(
-                condition=Q(number__gte=1), name="document_version_number_positive"
-            ),
+            at_least_one("number", "document_version_number_positive"),
         ]
+        ordering = ["document", "-number"]
 
     def __str__(self):
         return f"{self.document.identifier} v{self.number}"

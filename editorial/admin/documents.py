@@ -209,7 +209,7 @@ class DocumentAdmin(
         if document is not None:
             revision = document.pending_revision()
             context["pending_revision"] = revision
-            context["workflow_buttons"] = workflow.offered_steps(
+            context["workflow_buttons"] = workflow.offered_buttons(
                 document, revision, request.user
             )
         return super().render_change_form(request, context, add, change, **kw)

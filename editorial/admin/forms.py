@@ -166,11 +166,12 @@ class DocumentActionForm(ActionForm):
 
 
 class DecisionRecordForm(forms.ModelForm):
+    """A decision record, and the records it supersedes (kept on theirs)."""
+
     supersedes = forms.ModelMultipleChoiceField(
         queryset=DecisionRecord.objects.all(),
         required=False,
         help_text="Records this one supersedes: they say “superseded by” it.",
-        widget=forms.SelectMultiple,
     )
 
     class Meta:

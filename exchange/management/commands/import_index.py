@@ -1,21 +1,22 @@
-from pathlib import Path
-
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalogue.models import Document
+from exchange.commands import FileCommand
 from exchange.importers import import_topic_page
 from exchange.problems import ImportRefused
 from exchange.topic_page_format import parse_topic_page
 
 
-class Command(BaseCommand):
+class Command(FileCommand):
     help = (
         "Import a topic page in the existing record's format: the preface, the "
         "topic line, the count line and the table. All or nothing."
     )
 
+    path_help = "The topic page's text, a UTF-8 file."
+
     def add_arguments(self, parser):
-        parser.add_argument("path", type=Path, help="The page, a UTF-8 text file.")
+        super().add_arguments(parser)
         parser.add_argument(
             "--if-empty",
             action="store_true",

@@ -1,18 +1,13 @@
-from pathlib import Path
-
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from exchange.backup import BackupError, import_record
+from exchange.commands import FileCommand
 
 
-class Command(BaseCommand):
-    help = (
-        "Restore a snapshot written by export_record into a database without "
-        "content. All or nothing."
-    )
+class Command(FileCommand):
+    help = "Restore an export_record snapshot into an empty database, all or nothing."
 
-    def add_arguments(self, parser):
-        parser.add_argument("path", type=Path, help="The snapshot file to read.")
+    path_help = "The snapshot file to read."
 
     def handle(self, *args, path, **options):
         try:

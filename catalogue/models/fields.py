@@ -1,0 +1,59 @@
+"""Fields and constraints the record's models share, declared once."""
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+def user_field(related_name="+", **options):
+    """Who did something; None once their account is deleted."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name=related_name,
+        **options,
+    )
+
+
+def topic_field(related_name):
+    """The topic a document is filed under; empty lists it as unfiled."""
+    return models.ForeignKey(
+        "catalogue.Topic",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name=related_name,
+        help_text=_("Leave empty to list the document as unfiled."),
+    )
+
+
+def successor_field():
+    """The entry that supersedes this one; it cannot be deleted while named."""
+    return models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+    )
+
+
+def search_vector_field():
+    """Kept by a PostgreSQL trigger (migration 0004); unused on SQLite."""
+    return SearchVectorField(null=True, editable=False)
+
+
+def at_least_one(field, name):
+    """The database refuses a ``field`` below 1."""
+    return models.CheckConstraint(condition=Q(**{f"{field}__gte": 1}), name=name)
+
+
+def one_of(field, choices, name):
+    """The database refuses a ``field`` outside ``choices``."""
+    return models.CheckConstraint(
+        condition=Q(**{f"{field}__in": choices.values}), name=name
+    )
