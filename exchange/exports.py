@@ -403,16 +403,16 @@ def decision_record_chunks(queryset):
     yield from buffered(
         csv_line(
             [
-                record.identifier,
-                record.number,
-                record.title,
-                record.status,
-                record.decided_on.isoformat() if record.decided_on else "",
-                record.superseded_by.identifier if record.superseded_by else "",
-                record.body,
-                timestamp(record.created_at),
-                timestamp(record.updated_at),
+                decision.identifier,
+                decision.number,
+                decision.title,
+                decision.status,
+                decision.decided_on.isoformat() if decision.decided_on else "",
+                decision.superseded_by.identifier if decision.superseded_by else "",
+                decision.body,
+                timestamp(decision.created_at),
+                timestamp(decision.updated_at),
             ]
         ).encode()
-        for record in rows.iterator(chunk_size=CHUNK_ROWS)
+        for decision in rows.iterator(chunk_size=CHUNK_ROWS)
     )

@@ -1,4 +1,4 @@
-"""Importers of whole files: a topic page's text and a folder of decisions.
+"""Importers of whole files: a topic's text and a folder of decisions.
 
 Each is all or nothing: the input is checked whole, every problem is
 reported by place (``ImportRefused``), and nothing is written unless there is
@@ -40,7 +40,7 @@ class ImportReport:
     """What an import created, updated and left unchanged, by kind."""
 
     tallies: dict = field(default_factory=dict)
-    # (prefix, total stated on the page, public documents in the record)
+    # (prefix, total the count line states, public documents in the record)
     totals: list = field(default_factory=list)
 
     def count(self, kind, outcome, n=1):
@@ -68,12 +68,12 @@ class ImportReport:
         return "\n".join(lines)
 
 
-# A topic page's text
+# A topic's text in the topic page format
 
 
-def import_topic_page(parsed, *, source=""):
+def import_topic_text(parsed, *, source=""):
     """Create or update the preface, the registries, the topic and the
-    documents of a parsed topic page.
+    documents of a ``TopicText``.
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     """
@@ -81,7 +81,7 @@ def import_topic_page(parsed, *, source=""):
     report = ImportReport()
     writer = DocumentWriter(note=f"Imported from {source}" if source else "Imported")
     with transaction.atomic():
-        # A topic page brings a preface, a topic, registries and many documents.
+        # A topic's text brings a preface, a topic, registries and many documents.
         expire_everything()
         _import_preface(parsed, report)
         registries = _import_registries(parsed, report)

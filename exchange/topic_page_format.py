@@ -10,7 +10,7 @@ One fact a line::
     |---|---|---|---|
     | LIT-004 v4 | Training Deep Nets ... | Chen et al. (2016), ARXIV-... | Active |
 
-Parsing is pure: it returns a ``ParsedTopicPage`` or raises ``ImportRefused``
+Parsing is pure: it returns a ``TopicText`` or raises ``ImportRefused``
 naming every line that is wrong, and the importer (``importers``) writes
 nothing unless the whole text parsed.
 """
@@ -55,7 +55,10 @@ class Row:
 
 
 @dataclass(frozen=True)
-class ParsedTopicPage:
+class TopicText:
+    """A topic as the topic page format gives it: the preface's heading and
+    text, the topic's name and scope, the count line and the table's rows."""
+
     heading: str
     intro: str
     topic_name: str
@@ -64,8 +67,8 @@ class ParsedTopicPage:
     rows: list[Row] = field(default_factory=list)
 
 
-def parse_topic_page(text):
-    """Read a topic page's text. Raise ImportRefused listing every wrong line."""
+def parse(text):
+    """Read a topic's text. Raise ImportRefused listing every wrong line."""
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
@@ -95,7 +98,7 @@ def parse_topic_page(text):
             _check_counts(counts, rows, problems)
     if problems:
         raise ImportRefused(problems)
-    return ParsedTopicPage(
+    return TopicText(
         heading=heading,
         intro=intro,
         topic_name=topic_name,
@@ -231,7 +234,7 @@ def _check_counts(counts, rows, problems):
             )
 
 
-def render_topic_page(*, preface, topic, counts, documents):
+def render(*, preface, topic, counts, documents):
     """A topic's text in the topic page format: the inverse of parsing."""
     count_line = ", ".join(
         f"{count.listed} of {count.total} {count.prefix} documents" for count in counts

@@ -133,15 +133,15 @@ class SearchResults:
     # Decision records and topics: few rows, listed whole.
 
     def _match_decisions(self):
-        records = DecisionRecord.objects.public()
+        decisions = DecisionRecord.objects.public()
         if is_full_text():
             query = self._search_query()
             return list(
-                records.filter(search_vector=query)
+                decisions.filter(search_vector=query)
                 .annotate(rank=SearchRank(F("search_vector"), query))
                 .order_by("-rank", "number")
             )
-        return list(records.filter(self._text_condition(["title", "body"])))
+        return list(decisions.filter(self._text_condition(["title", "body"])))
 
     def _match_topics(self):
         if is_full_text():

@@ -36,8 +36,8 @@ class DecisionRecordSitemap(Sitemap):
     def items(self):
         return DecisionRecord.objects.public().order_by("number")
 
-    def lastmod(self, record):
-        return record.updated_at
+    def lastmod(self, decision):
+        return decision.updated_at
 
 
 class TagSitemap(Sitemap):

@@ -108,15 +108,15 @@ class DocumentAdmin(
         filing = ["registry", "number", "version", "status", "topic", "tags"]
         citation = ["authors", "year", "source_identifier", "citation_note"]
         if obj is None:
-            text, record = ["title", "summary"], []
+            text, history = ["title", "summary"], []
         else:
             text = ["title", "summary", "note", "base"]
-            record = ["superseded_by", "created_at", "updated_at"]
+            history = ["superseded_by", "created_at", "updated_at"]
         return [
             (None, {"fields": filing}),
             ("Citation", {"fields": citation}),
             (None, {"fields": text}),
-            ("Record", {"fields": record}),
+            ("Record", {"fields": history}),
         ]
 
     def get_readonly_fields(self, request, obj=None):

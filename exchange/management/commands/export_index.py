@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from catalogue.models import Document, Preface, Topic
-from exchange.topic_page_format import render_topic_page
+from exchange import topic_page_format
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
             raise CommandError("The record has no preface to open the page with.")
         public = Document.objects.public()
         self.stdout.write(
-            render_topic_page(
+            topic_page_format.render(
                 preface=preface,
                 topic=topic,
                 counts=public.registry_counts(topic=topic),

@@ -1,10 +1,10 @@
 from django.core.management.base import CommandError
 
 from catalogue.models import Document
+from exchange import topic_page_format
 from exchange.commands import FileCommand
-from exchange.importers import import_topic_page
+from exchange.importers import import_topic_text
 from exchange.problems import ImportRefused
-from exchange.topic_page_format import parse_topic_page
 
 
 class Command(FileCommand):
@@ -42,7 +42,7 @@ class Command(FileCommand):
                 f"at offset {error.start}); nothing imported."
             ) from None
         try:
-            report = import_topic_page(parse_topic_page(text), source=path.name)
+            report = import_topic_text(topic_page_format.parse(text), source=path.name)
         except ImportRefused as error:
             raise CommandError(
                 f"{path}: the page was not imported; nothing was written.\n{error}"

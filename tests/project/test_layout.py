@@ -1,0 +1,89 @@
+"""The layout holds: data flows one way between the apps, and every import of
+project code is at the top of its module.
+
+    pagecache                              (imports no project code)
+    catalogue  <-  exchange  <-  public  <-  editorial
+
+An app may import itself, the apps to its left and the page cache; the
+project package (``anthology``) imports no app at all.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ORDER = ["catalogue", "exchange", "public", "editorial"]
+MAY_IMPORT = {
+    "anthology": {"anthology"},
+    "pagecache": {"pagecache"},
+    **{app: {*ORDER[: ORDER.index(app) + 1], "pagecache"} for app in ORDER},
+}
+PROJECT = set(MAY_IMPORT)
+
+
+def imported_packages(node):
+    """The top-level packages an Import or ImportFrom node names."""
+    if isinstance(node, ast.Import):
+        return {alias.name.split(".")[0] for alias in node.names}
+    if node.level:  # A relative import stays inside its own package.
+        return set()
+    return {node.module.split(".")[0]}
+
+
+def layout_problems(app, source, filename="<source>"):
+    """Every import in ``source`` (a module of ``app``) that breaks the layout."""
+    problems = []
+    tree = ast.parse(source, filename)
+    top_level = set(map(id, tree.body))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        project = imported_packages(node) & PROJECT
+        for package in sorted(project - MAY_IMPORT[app]):
+            problems.append(f"{filename}:{node.lineno}: {app} imports {package}")
+        if project and id(node) not in top_level:
+            problems.append(
+                f"{filename}:{node.lineno}: imports project code inside a function"
+            )
+    return problems
+
+
+def modules(app):
+    return sorted((ROOT / app).rglob("*.py"))
+
+
+@pytest.mark.parametrize("app", sorted(MAY_IMPORT))
+def test_each_app_imports_only_down_the_dependency_order(app):
+    found = []
+    for path in modules(app):
+        found += layout_problems(app, path.read_text(), str(path.relative_to(ROOT)))
+
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("app", "source", "problem"),
+    [
+        ("catalogue", "from public import views\n", "catalogue imports public"),
+        ("public", "import editorial.workflow\n", "public imports editorial"),
+        ("pagecache", "from catalogue.models import Document\n", "imports catalogue"),
+        ("anthology", "from public import urls\n", "anthology imports public"),
+        (
+            "editorial",
+            "def late():\n    from catalogue import models\n",
+            "inside a function",
+        ),
+    ],
+)
+def test_the_check_catches_an_import_up_or_inside_a_function(app, source, problem):
+    [found] = layout_problems(app, source)
+
+    assert problem in found
+
+
+def test_imports_of_libraries_anywhere_are_left_alone():
+    source = "import re\n\ndef late():\n    import json\n    from django import forms\n"
+
+    assert layout_problems("catalogue", source) == []
