@@ -12,7 +12,9 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 from playwright.sync_api import sync_playwright
 
+from editorial import workflow
 from pagecache import generations
+from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
 
@@ -122,3 +124,38 @@ def empty_cache():
     yield
     cache.clear()
     generations.local_pages.clear()
+
+
+@pytest.fixture
+def editor():
+    return UserFactory(editor=True)
+
+
+@pytest.fixture
+def publisher():
+    return UserFactory(publisher=True)
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """Run what the transaction deferred to its commit, as a real commit would."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def filed(publisher):
+    """Three topics; LIT-004 filed under the first, LIT-007 under the third."""
+    first = TopicFactory(name="Distributed optimization", slug="distributed")
+    second = TopicFactory(name="Evaluation", slug="evaluation")
+    third = TopicFactory(name="Architectures", slug="architectures")
+    document = DocumentFactory(number=4, topic=first, draft=True, title="Old title")
+    workflow.publish(document=document, user=publisher)
+    other = DocumentFactory(number=7, topic=third, title="Unrelated work")
+    document.refresh_from_db()
+    return {
+        "first": first,
+        "second": second,
+        "third": third,
+        "document": document,
+        "other": other,
+    }

@@ -40,6 +40,15 @@ class DocumentFactory(DjangoModelFactory):
         in_review = factory.Trait(status=Document.Status.IN_REVIEW)
         withdrawn = factory.Trait(status=Document.Status.WITHDRAWN)
         unfiled = factory.Trait(topic=None)
+        # The seed's LIT-004 v4: Chen et al. (2016), ARXIV-1604.06174.
+        sublinear_memory = factory.Trait(
+            number=4,
+            version=4,
+            title="Training Deep Nets with Sublinear Memory Cost",
+            authors="Chen et al.",
+            year=2016,
+            source_identifier="ARXIV-1604.06174",
+        )
 
     registry = factory.SubFactory(RegistryFactory)
     number = factory.Sequence(lambda n: n + 1)

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from catalogue.models import Document
+from catalogue.models import BrokenReference, Document
+from catalogue.references import write_references
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -93,3 +94,18 @@ def test_documents_cannot_be_deleted_from_the_admin(admin_client):
     )
 
     assert response.status_code == 403
+
+
+def test_broken_references_are_listed_for_editors(admin_client):
+    RegistryFactory(prefix="LIT")
+    DocumentFactory(number=325)
+    naming = DocumentFactory(number=7, summary="LIT-325, LIT-998, ADR-041, ARXIV-1604.")
+    write_references(documents=[naming])
+    DocumentFactory(number=998, draft=True)
+
+    broken = BrokenReference.objects.broken()
+
+    assert sorted(str(reference) for reference in broken) == ["ADR-041", "LIT-998"]
+    response = admin_client.get(reverse("admin:catalogue_brokenreference_changelist"))
+    assert response.status_code == 200
+    assert "LIT-998" in response.content.decode()

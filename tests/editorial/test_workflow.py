@@ -11,20 +11,9 @@ from tests.factories import (
     DocumentFactory,
     RegistryFactory,
     TopicFactory,
-    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def editor():
-    return UserFactory(editor=True)
-
-
-@pytest.fixture
-def publisher():
-    return UserFactory(publisher=True)
 
 
 @pytest.fixture

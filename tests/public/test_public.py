@@ -3,7 +3,6 @@
 from xml.etree import ElementTree
 
 import pytest
-from bs4 import BeautifulSoup
 from django.urls import reverse
 
 from catalogue.models import Document, DocumentVersion
@@ -16,6 +15,7 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
 )
+from tests.html import soup_of
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +23,6 @@ XML = {
     "atom": "http://www.w3.org/2005/Atom",
     "sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
 }
-
-
-def soup_of(response):
-    assert response.status_code == 200, response.status_code
-    return BeautifulSoup(response.content, "html.parser")
 
 
 @pytest.fixture

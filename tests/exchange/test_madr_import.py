@@ -1,15 +1,11 @@
-"""Decision records: publication, supersession both ways, Markdown, MADR import."""
+"""Importing a folder of decision records in the Markdown ADR tools write."""
 
 import io
 
 import pytest
-from django.core.exceptions import PermissionDenied
 from django.core.management import CommandError, call_command
 
 from catalogue.models import DecisionRecord
-from editorial import decisions
-from public.markdown import render_markdown
-from tests.factories import DecisionRecordFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -108,57 +104,3 @@ def test_a_folder_with_a_problem_imports_nothing_and_names_it(folder):
     assert "0070-bad.md, line 3: status 'rejected'" in message
     assert "0070-bad.md, line 4: date '2025-13-01'" in message
     assert not DecisionRecord.objects.exists()
-
-
-def test_marking_a_successor_shows_superseded_by_on_the_older_record():
-    publisher = UserFactory(publisher=True)
-    old = DecisionRecordFactory(number=26)
-    new = DecisionRecordFactory(number=61)
-
-    decisions.set_supersedes(decision=new, superseded=[old], user=publisher)
-
-    old.refresh_from_db()
-    assert (old.superseded_by, old.status) == (new, "superseded")
-    assert list(new.supersedes.all()) == [old]
-
-
-def test_only_a_publisher_edits_or_publishes_decision_records():
-    editor = UserFactory(editor=True)
-    record = DecisionRecordFactory()
-
-    with pytest.raises(PermissionDenied):
-        decisions.publish_decision(decision=record, user=editor)
-    with pytest.raises(PermissionDenied):
-        decisions.set_supersedes(decision=record, superseded=[], user=editor)
-
-
-def test_a_draft_decision_record_is_not_public():
-    draft = DecisionRecordFactory(draft=True)
-    published = decisions.publish_decision(
-        decision=DecisionRecordFactory(draft=True), user=UserFactory(publisher=True)
-    )
-
-    assert list(DecisionRecord.objects.public()) == [published]
-    assert list(DecisionRecord.objects.drafts()) == [draft]
-
-
-@pytest.mark.parametrize(
-    ("markdown", "absent"),
-    [
-        ("<script>alert(1)</script>", "<script"),
-        ("[x](javascript:alert(1))", 'href="javascript'),
-        ('<img src=x onerror="alert(1)">', "<img"),
-        ("<a href='https://e.org' onclick='x()'>a</a>", "<a "),
-    ],
-)
-def test_markdown_never_lets_markup_through(markdown, absent):
-    assert absent not in render_markdown(markdown)
-
-
-def test_markdown_renders_structure_and_keeps_typography():
-    html = render_markdown("## Context\n\n“Quoted” — *so*.\n\n- one\n- two\n")
-
-    assert html == (
-        "<h2>Context</h2>\n<p>“Quoted” — <em>so</em>.</p>\n"
-        "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"
-    )

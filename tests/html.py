@@ -1,0 +1,24 @@
+"""Reading the site's pages in tests."""
+
+from bs4 import BeautifulSoup
+
+
+def soup_of(response):
+    """The parsed HTML of a page that opened (200)."""
+    assert response.status_code == 200, response.status_code
+    return BeautifulSoup(response.content, "html.parser")
+
+
+def text_of(client, path):
+    """The text of the page at ``path``, which must open."""
+    response = client.get(path)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def is_warm(client, path, django_assert_num_queries):
+    """The anonymous page comes from the cache: not one query."""
+    with django_assert_num_queries(0):
+        response = client.get(path)
+    assert response.status_code == 200
+    return response

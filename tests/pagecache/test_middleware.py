@@ -1,0 +1,290 @@
+"""Public pages cached for anonymous readers, and never stale.
+
+Changes go through the services, which expire pages once their transaction
+commits: ``committed`` runs those on-commit callbacks, as a real commit would.
+A page served from the cache costs no SQL query, which is how these tests
+tell a cached page (warm) from a rendered one.
+"""
+
+import os
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from editorial import workflow
+from pagecache import generations
+from pagecache.backends import RedisCache
+from tests.factories import (
+    PASSWORD,
+    DocumentFactory,
+    UserFactory,
+)
+from tests.html import is_warm, text_of
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_second_anonymous_request_is_served_from_the_cache(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    first = client.get(path)
+
+    second = is_warm(client, path, django_assert_num_queries)
+
+    assert second.content == first.content
+    assert second["Content-Type"] == first["Content-Type"]
+
+
+def test_a_cached_page_is_answered_before_the_session_with_its_rendered_headers(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    first = client.get(path)
+
+    second = is_warm(client, path, django_assert_num_queries)
+
+    # No middleware after the cache's ran: not even the session's.
+    assert not hasattr(second.wsgi_request, "session")
+    assert hasattr(first.wsgi_request, "session")
+    # Yet it carries every header the rendered page had, CSP included.
+    assert dict(second.items()) == dict(first.items())
+    assert "Content-Security-Policy" in second
+    assert second["X-Frame-Options"] == "DENY"
+
+
+def test_an_editors_view_is_live_private_and_never_served_to_readers(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    editor = UserFactory(editor=True)
+    signed_in = client.post(
+        "/admin/login/", {"username": editor.username, "password": PASSWORD}
+    )
+    assert signed_in.status_code == 302
+
+    first = client.get(path)
+    with CaptureQueriesContext(connection) as live:
+        second = client.get(path)
+
+    assert len(live) > 0
+    assert "private" in second["Cache-Control"]
+    assert "ETag" not in first
+    client.logout()
+    reader = client.__class__()
+    reader.get(path)  # A reader's first visit renders: the editor's was not kept.
+    is_warm(reader, path, django_assert_num_queries)
+
+
+def test_a_rolled_back_change_expires_nothing(
+    admin_client, client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    text_of(client, path)
+    draft = DocumentFactory(number=30, draft=True)
+
+    # Withdrawing a draft is refused, so the bulk action changes nothing.
+    admin_client.post(
+        reverse("admin:catalogue_document_changelist"),
+        {"action": "withdraw_action", "_selected_action": [draft.pk]},
+    )
+
+    is_warm(client, path, django_assert_num_queries)
+
+
+def test_a_lost_generation_makes_pages_miss_never_serve_old_ones(client, filed):
+    path = filed["first"].get_absolute_url()
+    text_of(client, path)
+
+    cache.delete("gen:everything")  # As if evicted, or Redis restarted empty.
+
+    with CaptureQueriesContext(connection) as rendered:
+        client.get(path)
+    assert len(rendered) > 0
+
+
+# Conditional requests
+
+
+def test_a_matching_etag_is_answered_304_without_a_query(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    etag = client.get(path)["ETag"]
+
+    with django_assert_num_queries(0):
+        response = client.get(path, headers={"If-None-Match": etag})
+
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response["ETag"] == etag
+
+
+def test_after_a_change_the_old_etag_gets_the_new_page(
+    client, filed, publisher, committed
+):
+    path = filed["first"].get_absolute_url()
+    etag = client.get(path)["ETag"]
+
+    with committed():
+        workflow.withdraw(document=filed["document"], user=publisher)
+    response = client.get(path, headers={"If-None-Match": etag})
+
+    assert response.status_code == 200
+    assert response["ETag"] != etag
+    assert "Withdrawn" in response.content.decode()
+
+
+def test_last_modified_is_the_newest_change_and_answers_if_modified_since(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    scopes = ["everything", "listing", "topic:distributed"]
+    # Generations minted in the past (milliseconds since the epoch).
+    for n, scope in enumerate(scopes):
+        cache.set(f"gen:{scope}", f"{1_700_000_000_000 + n * 1000}.test", None)
+
+    response = client.get(path)
+    assert response["Last-Modified"] == "Tue, 14 Nov 2023 22:13:22 GMT"
+
+    with django_assert_num_queries(0):
+        again = client.get(
+            path, headers={"If-Modified-Since": response["Last-Modified"]}
+        )
+    assert again.status_code == 304
+    earlier = client.get(path, headers={"If-Modified-Since": "Tue, 14 Nov 2023"})
+    assert earlier.status_code == 200
+
+
+def test_a_change_within_the_second_sends_no_last_modified(client, filed):
+    # Its date could equal that of a change later in the same second.
+    generations._expire_now(["everything"])
+
+    response = client.get(filed["first"].get_absolute_url())
+
+    assert "Last-Modified" not in response
+    assert response["ETag"]
+
+
+PUBLIC_PAGES = {
+    "full index": lambda r: reverse("catalogue:index"),
+    "topic": lambda r: r["first"].get_absolute_url(),
+    "unfiled": lambda r: reverse("catalogue:unfiled"),
+    "registries": lambda r: reverse("catalogue:registry-list"),
+    "registry": lambda r: reverse("catalogue:registry-detail", args=["LIT"]),
+    "document": lambda r: r["document"].get_absolute_url(),
+    "version": lambda r: reverse(
+        "catalogue:document-version", args=[r["document"].identifier, 1]
+    ),
+    "decisions": lambda r: reverse("catalogue:decision-list"),
+    "search": lambda r: reverse("catalogue:search") + "?q=title",
+    "feed": lambda r: reverse("catalogue:feed"),
+    "topic feed": lambda r: reverse("catalogue:topic-feed", args=["distributed"]),
+    "sitemap": lambda r: reverse("catalogue:sitemap"),
+}
+
+
+@pytest.mark.parametrize("page", PUBLIC_PAGES, ids=list(PUBLIC_PAGES))
+def test_every_public_page_type_is_cached_with_validators(
+    client, filed, page, django_assert_num_queries
+):
+    path = PUBLIC_PAGES[page](filed)
+    first = client.get(path)
+
+    again = is_warm(client, path, django_assert_num_queries)
+    with django_assert_num_queries(0):
+        not_modified = client.get(path, headers={"If-None-Match": first["ETag"]})
+
+    assert again.content == first.content
+    assert not_modified.status_code == 304
+    assert first["Vary"] == "Cookie"
+    assert "no-cache" in first["Cache-Control"]
+
+
+# A Redis nobody listens on: every call fails at once, as when Redis stops.
+UNREACHABLE = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def no_unwritten_expiry():
+    """Expirations kept from a test with the cache down stay in that test."""
+    yield
+    generations._unwritten.clear()
+
+
+def test_with_the_cache_down_pages_come_live_from_the_database(
+    client, filed, publisher, committed, settings
+):
+    path = filed["first"].get_absolute_url()
+    text_of(client, path)  # Cached while the cache works.
+    settings.CACHES = UNREACHABLE
+
+    with committed():
+        workflow.edit_document(
+            document=filed["document"], user=publisher, changes={"title": "Live"}
+        )
+        workflow.publish(document=filed["document"], user=publisher)
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert "Live" in response.content.decode()
+    assert "ETag" not in response
+
+
+def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
+    client, filed, publisher, committed, settings
+):
+    path = filed["first"].get_absolute_url()
+    working = settings.CACHES
+    assert "Old title" in text_of(client, path)
+    settings.CACHES = UNREACHABLE
+    with committed():
+        workflow.edit_document(
+            document=filed["document"],
+            user=publisher,
+            changes={"title": "Newer"},
+        )
+        workflow.publish(document=filed["document"], user=publisher)
+
+    settings.CACHES = working  # Back, with the old page still stored.
+
+    assert "Newer" in text_of(client, path)
+    assert generations._unwritten == set()
+
+
+def test_the_redis_cache_reuses_its_client_and_still_works():
+    # Django's backend makes a Redis client per operation.
+    backend = RedisCache(
+        "redis://127.0.0.1:6379/15", {"KEY_PREFIX": f"anthology-test-{os.getpid()}"}
+    )
+    backend.set("page", "‘cached’ — bytes")
+    try:
+        assert backend.get_many(["page", "missing"]) == {"page": "‘cached’ — bytes"}
+        assert backend._cache.get_client() is backend._cache.get_client(write=True)
+    finally:
+        backend.delete("page")
+
+
+def test_local_copies_are_served_only_under_their_generations_within_a_size():
+    pages = generations.LocalPages(limit=10)
+    old, new = {"filed": "1.a"}, {"filed": "2.b"}
+    pages.put("first", (old, 200, b"12345", {}))
+    pages.put("second", (old, 200, b"1234", {}))
+
+    assert pages.get("first", new) is None  # A change retires the copy...
+    assert pages.get("first", old) is None  # ...for good.
+    pages.put("third", (old, 200, b"1234567", {}))  # Over 10 bytes: "second" goes.
+    assert pages.get("second", old) is None
+    assert pages.get("third", old)[2] == b"1234567"
+    pages.put("huge", (old, 200, b"x" * 11, {}))  # Larger than all: not kept.
+    assert pages.get("huge", old) is None
+    assert pages.size == 7
