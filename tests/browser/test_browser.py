@@ -126,7 +126,7 @@ def test_every_page_type_passes_axe(
 def test_editor_drafts_and_submits_publisher_publishes_reader_sees_it(
     browser, live_server, editorial_groups
 ):
-    """Issue 3: the whole workflow in Chromium, through the admin's own pages."""
+    """The whole workflow in Chromium, through the admin's own pages."""
     registry = RegistryFactory()
     topic = TopicFactory(name="Distributed optimization")
     DocumentFactory(registry=registry, topic=topic, number=1)

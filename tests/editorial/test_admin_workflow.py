@@ -1,6 +1,7 @@
-"""The editors' admin: list, search, queues, versions, preview (issue 3)."""
+"""The editors' admin: list, search, queues, versions, preview."""
 
 import pytest
+from bs4 import BeautifulSoup
 from django.urls import reverse
 
 from catalogue.models import Document
@@ -40,7 +41,7 @@ def test_the_document_list_and_change_pages_cost_the_same_queries_at_any_size(
 
 
 # Counted once at 10 documents; the test holds them at 1,000.
-# The list is counted in one query, estimated or exact (issue 6).
+# The list is counted in one query, estimated or exact.
 LIST_QUERIES = 12
 CHANGE_QUERIES = 10
 
@@ -151,3 +152,42 @@ def test_the_audit_log_page_shows_who_changed_what(admin_client):
     ).content.decode()
 
     assert "Before" in page and "After" in page
+
+
+def buttons_on(client, document):
+    """The workflow buttons the change form offers, by their names."""
+    response = client.get(
+        reverse("admin:catalogue_document_change", args=[document.pk])
+    )
+    assert response.status_code == 200
+    soup = BeautifulSoup(response.content, "html.parser")
+    return [button["name"] for button in soup.select(".workflow-buttons input")]
+
+
+@pytest.mark.parametrize(
+    ("role", "state", "offered"),
+    [
+        ("editor", "draft", ["_submit_for_review"]),
+        ("publisher", "draft", ["_submit_for_review", "_publish"]),
+        ("editor", "in_review", []),
+        ("publisher", "in_review", ["_publish"]),
+        ("editor", "active", []),
+        ("publisher", "active", ["_withdraw"]),
+        ("editor", "pending", ["_discard_revision"]),
+        ("publisher", "pending", ["_publish", "_withdraw", "_discard_revision"]),
+        ("publisher", "withdrawn", []),
+    ],
+)
+def test_the_change_form_offers_the_steps_the_user_may_take_now(
+    client, editorial_groups, role, state, offered
+):
+    user = UserFactory(**{role: True})
+    status = "active" if state == "pending" else state
+    document = DocumentFactory(number=4, status=status)
+    if state == "pending":
+        workflow.edit_document(
+            document=document, user=user, changes={"title": "Held for review"}
+        )
+    client.force_login(user)
+
+    assert buttons_on(client, document) == offered

@@ -1,4 +1,4 @@
-"""Two editors on one document: the second save is refused and merged (issue 3)."""
+"""Two editors on one document: the second save is refused and merged."""
 
 import pytest
 from auditlog.models import LogEntry

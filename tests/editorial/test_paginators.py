@@ -1,4 +1,4 @@
-"""The admin's document list is counted from an estimate when large (issue 6)."""
+"""The admin's document list is counted from an estimate when large."""
 
 import pytest
 from django.db import connection

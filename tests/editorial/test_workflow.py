@@ -1,4 +1,4 @@
-"""The editorial workflow: roles, pending revisions, publishing, versions (issue 3)."""
+"""The editorial workflow: roles, pending revisions, publishing, versions."""
 
 import pytest
 from auditlog.models import LogEntry
@@ -105,7 +105,7 @@ def test_an_edit_to_a_public_document_waits_unseen_until_published(
     assert "Old title" in page and "sharper" not in page
     assert Document.objects.get().title == "Old title"
 
-    # The cached page is expired when the publication commits (issue 6).
+    # The cached page is expired when the publication commits.
     with django_capture_on_commit_callbacks(execute=True):
         version = workflow.publish(document=published, user=publisher)
 

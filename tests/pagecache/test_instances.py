@@ -1,6 +1,6 @@
 """Two real app instances, one PostgreSQL, one Redis: a change made through
 one (publishing, withdrawing, refiling, editing a topic or a decision record)
-shows on the other's next response, its cache warm before (issue 6)."""
+shows on the other's next response, its cache warm before."""
 
 import http.cookiejar
 import os

@@ -1,4 +1,4 @@
-"""Every public page and admin list costs the same queries at any size (issue 6).
+"""Every public page and admin list costs the same queries at any size.
 
 Each page is asked for once, uncached, at 50 and at 2,000 documents; the
 counts were taken at 50 and are held at 2,000.

@@ -1,4 +1,4 @@
-"""Public version pages and the comparison with the version before (issue 3)."""
+"""Public version pages and the comparison with the version before."""
 
 import pytest
 from django.urls import reverse
@@ -83,7 +83,7 @@ def test_publishing_raises_the_topic_count_by_one(
     draft = DocumentFactory(topic=topic, draft=True)
     before = client.get(topic.get_absolute_url()).context["counts"][0].listed
 
-    # The cached page is expired when the publication commits (issue 6).
+    # The cached page is expired when the publication commits.
     with django_capture_on_commit_callbacks(execute=True):
         workflow.publish(document=draft, user=UserFactory(publisher=True))
 
