@@ -5,6 +5,7 @@ shows on the other's next response, its cache warm before."""
 import http.cookiejar
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
@@ -28,13 +30,10 @@ from tests.factories import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PORTS = (8034, 8035)
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
 
 
 def redis_client():
-    import redis
-
     return redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
 
 
@@ -92,6 +91,7 @@ def instances(static_root):
         "STATIC_ROOT": str(static_root),
     }
     gunicorn = Path(sys.executable).parent / "gunicorn"
+    ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen(
             [
@@ -103,12 +103,12 @@ def instances(static_root):
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        for port in PORTS
+        for port in ports
     ]
     try:
-        for port in PORTS:
+        for port in ports:
             wait_for(port)
-        yield [f"http://127.0.0.1:{port}" for port in PORTS]
+        yield [f"http://127.0.0.1:{port}" for port in ports]
     finally:
         for process in processes:
             process.terminate()
@@ -118,6 +118,13 @@ def instances(static_root):
         keys = list(client.scan_iter(f"{prefix}:*"))
         if keys:
             client.delete(*keys)
+
+
+def free_port():
+    """A port nothing listens on now, so runs side by side never collide."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def wait_for(port):
