@@ -1,7 +1,7 @@
 """The admin's forms: a document as an editor edits it, the bulk actions'
 inputs, a decision record with the records it supersedes."""
 
-from types import SimpleNamespace
+from typing import NamedTuple
 
 from django import forms
 from django.contrib.admin.helpers import ActionForm
@@ -16,8 +16,14 @@ from editorial.workflow import EDITABLE_FIELDS, editable_state, editor_state
 BASE_SALT = "catalogue.document.base"
 
 
+class TagName(NamedTuple):
+    """A tag as taggit's form field and widget read one: by its ``name``."""
+
+    name: str
+
+
 def tag_string(names):
-    return edit_string_for_tags([SimpleNamespace(name=name) for name in names])
+    return edit_string_for_tags([TagName(name) for name in names])
 
 
 class DocumentForm(forms.ModelForm):
@@ -61,7 +67,9 @@ class DocumentForm(forms.ModelForm):
     @staticmethod
     def _as_initial(state):
         initial = dict(state)
-        initial["tags"] = tag_string(state["tags"])
+        # As tags, not a string: taggit compares the initial tags by name to
+        # tell whether the field changed, and its widget prints them.
+        initial["tags"] = [TagName(name) for name in state["tags"]]
         return initial
 
     def _as_data(self, name, value):

@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from catalogue.models import Document
 from editorial import workflow
-from tests.editorial.test_workflow import form_data
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.html import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,10 @@ def test_the_second_save_is_refused_and_offers_a_merge_losing_nothing(
     )
     url = reverse("admin:catalogue_document_change", args=[document.pk])
     alice, bob = two_editors
-    alice_form, bob_form = form_data(alice.get(url)), form_data(bob.get(url))
+    alice_form, bob_form = (
+        form_data(alice.get(url)),
+        form_data(bob.get(url)),
+    )
 
     alice_form.update(title="Alice’s title", summary="Alice’s summary.")
     assert alice.post(url, alice_form).status_code == 302
@@ -69,7 +72,10 @@ def test_the_merge_screen_can_take_the_other_editors_value(two_editors):
     document = DocumentFactory(draft=True, summary="Summary.")
     url = reverse("admin:catalogue_document_change", args=[document.pk])
     alice, bob = two_editors
-    alice_form, bob_form = form_data(alice.get(url)), form_data(bob.get(url))
+    alice_form, bob_form = (
+        form_data(alice.get(url)),
+        form_data(bob.get(url)),
+    )
     alice_form.update(summary="Alice’s.")
     alice.post(url, alice_form)
     bob_form.update(summary="Bob’s.")

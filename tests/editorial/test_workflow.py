@@ -12,6 +12,7 @@ from tests.factories import (
     RegistryFactory,
     TopicFactory,
 )
+from tests.html import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -237,21 +238,3 @@ def test_every_change_is_attributed_with_old_and_new_values(
         editor,
         publisher,
     }
-
-
-def form_data(response):
-    """The admin change form's fields as the browser would post them."""
-    form = response.context["adminform"].form
-    data = {}
-    for name in form.fields:
-        value = form[name].value()
-        if value is None:
-            value = ""
-        if name == "tags":
-            value = form.initial.get("tags", "")
-        data[name] = value
-    for formset in response.context["inline_admin_formsets"]:
-        management = formset.formset.management_form
-        for name in management.fields:
-            data[management.add_prefix(name)] = management[name].value()
-    return data
