@@ -44,7 +44,9 @@ DEBUG = env_bool("DEBUG")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The editors' desk: first, so its templates override the admin's own.
+    "editorial",
+    "editorial.apps.AnthologyAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -62,7 +64,6 @@ INSTALLED_APPS = [
     "catalogue",
     "exchange",
     "public",
-    "editorial",
     "pagecache",
 ]
 

@@ -1,7 +1,9 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 from django.urls import register_converter
 
 from catalogue.identifiers import IdentifierConverter
+from catalogue.trigrams import add_similarity
 
 
 class CatalogueConfig(AppConfig):
@@ -13,3 +15,5 @@ class CatalogueConfig(AppConfig):
     def ready(self):
         # Every URLconf may name a permanent identifier: <identifier:identifier>.
         register_converter(IdentifierConverter, "identifier")
+        # Titles are compared with SQL's similarity() on either database.
+        connection_created.connect(add_similarity)

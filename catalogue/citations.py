@@ -125,6 +125,45 @@ def identifier_value(identifier, scheme):
     return identifier.removeprefix(scheme) if identifier.startswith(scheme) else ""
 
 
+# Other spellings of a source identifier that editors paste, and the record's.
+SPELLINGS = [
+    (
+        re.compile(
+            r"(?:https?://)?(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?", re.I
+        ),
+        "ARXIV-",
+    ),
+    (re.compile(r"arxiv:\s*(\S+)", re.I), "ARXIV-"),
+    (re.compile(r"(?:https?://)?(?:dx\.)?doi\.org/(\S+)", re.I), "DOI:"),
+    (re.compile(r"doi:\s*(\S+)", re.I), "DOI:"),
+]
+ARXIV_VERSION_RE = re.compile(r"v\d+$")
+
+
+def spelled_as_recorded(text):
+    """A source identifier in the record's spelling (``ARXIV-1604.06174``,
+    ``DOI:10.1109/…``) from one an editor pasted: ``arXiv:1604.06174``, an
+    arXiv or doi.org address. Anything else is returned as it is."""
+    text = text.strip()
+    for pattern, scheme in SPELLINGS:
+        match = pattern.fullmatch(text)
+        if match:
+            return f"{scheme}{match[1]}"
+    return text
+
+
+def source_key(identifier):
+    """What two spellings of one source have in common: ``arxiv:1604.06174``
+    for ``ARXIV-1604.06174v2``, ``doi:10.1109/tac.2003.812781`` for any case of
+    the DOI (DOIs ignore case). Empty for a venue or nothing."""
+    identifier = spelled_as_recorded(identifier)
+    if arxiv := identifier_value(identifier, "ARXIV-"):
+        return f"arxiv:{ARXIV_VERSION_RE.sub('', arxiv).lower()}"
+    if doi := identifier_value(identifier, "DOI:"):
+        return f"doi:{doi.lower()}"
+    return ""
+
+
 def identifier_url(identifier):
     """The address of an identifier's source, or "" for a venue or nothing."""
     for scheme, template in IDENTIFIER_SCHEMES.items():

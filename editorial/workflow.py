@@ -10,6 +10,7 @@ pending revision until a publisher publishes it; an unpublished document is
 edited in place.
 """
 
+from auditlog.models import LogEntry
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -54,6 +55,13 @@ def _active_or_superseded(document, revision):
         raise ValidationError(message, code="not_withdrawable")
 
 
+def _withdrawn(document, revision):
+    """Only a withdrawn document is reinstated."""
+    if document.status != Document.Status.WITHDRAWN:
+        message = f"{document.identifier} is {_status(document)}, not withdrawn."
+        raise ValidationError(message, code="not_withdrawn")
+
+
 def _pending(document, revision):
     """Only an edit held as a pending revision can be discarded."""
     if revision is None:
@@ -72,6 +80,7 @@ PUBLISH = Step(
 WITHDRAW = Step(
     "catalogue.publish_document", "withdraw documents", _active_or_superseded
 )
+REINSTATE = Step("catalogue.publish_document", "reinstate documents", _withdrawn)
 DISCARD = Step(
     "catalogue.change_document", "discard revisions", _pending, reads_revision=True
 )
@@ -251,6 +260,7 @@ def publish(*, document, user, note=""):
 
 def _publish_first(document, user, note):
     published_at = timezone.now()
+    writer = _creator(document)
     document.full_clean(exclude=["tags"])
     document.status = Document.Status.ACTIVE
     if document.versions.exists():
@@ -260,7 +270,16 @@ def _publish_first(document, user, note):
     # A new public document changes its registry's total, printed on every
     # topic page, and may bring a tag into the public filters.
     scopes.document_changed(document, listing=True)
-    return _save_version(document, user, note, published_at)
+    return _save_version(document, user, note, published_at, writer)
+
+
+def _creator(document):
+    """Who created ``document``, as the audit trail records it, or None."""
+    created = LogEntry.objects.get_for_object(document).filter(
+        action=LogEntry.Action.CREATE
+    )
+    entry = created.select_related("actor").order_by("timestamp").first()
+    return entry.actor if entry else None
 
 
 def _publish_revision(document, revision, user, note):
@@ -282,12 +301,18 @@ def _publish_revision(document, revision, user, note):
     scopes.document_changed(document, before=before, listing=tags_change)
     if not raises:
         return None
-    return _save_version(document, user, revision.note, published_at)
+    return _save_version(
+        document, user, revision.note, published_at, revision.created_by
+    )
 
 
-def _save_version(document, user, note, published_at):
+def _save_version(document, user, note, published_at, writer):
     version = DocumentVersion.snapshot(
-        document, published_at=published_at, published_by=user, note=note
+        document,
+        published_at=published_at,
+        published_by=user,
+        written_by=writer,
+        note=note,
     )
     version.save()
     return version
@@ -302,11 +327,34 @@ def discard_revision(*, document, user):
     return revision
 
 
-def withdraw(*, document, user, note=""):
-    """Retire a public document: it stays listed, marked withdrawn."""
+def withdraw(*, document, user, reason=""):
+    """Retire a public document: it stays listed, marked withdrawn, with the
+    date and ``reason`` readers see (a retraction notice)."""
     with taking(WITHDRAW, document, user) as (document, _):
         document.status = Document.Status.WITHDRAWN
-        document.save(update_fields=["status", "updated_at"])
+        document.withdrawn_at = timezone.now()
+        document.withdrawal_reason = reason.strip()
+        document.save(
+            update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
+        )
+        scopes.document_changed(document)
+    return document
+
+
+def reinstate(*, document, user):
+    """Take a withdrawal back: the document is active again, or superseded
+    when it has a successor; the notice goes, the audit trail keeps it."""
+    with taking(REINSTATE, document, user) as (document, _):
+        document.status = (
+            Document.Status.SUPERSEDED
+            if document.superseded_by_id
+            else Document.Status.ACTIVE
+        )
+        document.withdrawn_at = None
+        document.withdrawal_reason = ""
+        document.save(
+            update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
+        )
         scopes.document_changed(document)
     return document
 
@@ -344,44 +392,3 @@ def revert(*, document, version, user, note=""):
         changes=version.content(),
         note=note or f"Reverted to v{version.number}.",
     )
-
-
-# The steps the admin offers as buttons beside Save, in the order it shows
-# them: each button's name and text, and the verb it takes.
-BUTTONS = {
-    SUBMIT: ("_submit_for_review", "Save and submit for review"),
-    PUBLISH: ("_publish", "Save and publish"),
-    WITHDRAW: ("_withdraw", "Withdraw"),
-    DISCARD: ("_discard_revision", "Discard pending revision"),
-}
-VERBS = {
-    SUBMIT: lambda document, user, note: submit_for_review(
-        document=document, user=user
-    ),
-    PUBLISH: lambda document, user, note: publish(
-        document=document, user=user, note=note
-    ),
-    WITHDRAW: lambda document, user, note: withdraw(
-        document=document, user=user, note=note
-    ),
-    DISCARD: lambda document, user, note: discard_revision(
-        document=document, user=user
-    ),
-}
-
-
-def offered_buttons(document, revision, user):
-    """``(name, text)`` of the buttons ``user`` may press on ``document``."""
-    return [
-        button
-        for step, button in BUTTONS.items()
-        if step.is_offered(document, revision, user)
-    ]
-
-
-def take_pressed_step(data, *, document, user, note=""):
-    """Take the step whose button is in ``data`` (a form's POST), if any."""
-    for step, (name, _) in BUTTONS.items():
-        if name in data:
-            return VERBS[step](document, user, note)
-    return None

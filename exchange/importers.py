@@ -7,8 +7,10 @@ none. Documents are written through the one ``DocumentWriter``.
 
 import copy
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
+from auditlog.context import set_actor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
@@ -71,16 +73,21 @@ class ImportReport:
 # A topic's text in the topic page format
 
 
-def import_topic_text(parsed, *, source=""):
+def import_topic_text(parsed, *, source="", user=None):
     """Create or update the preface, the registries, the topic and the
-    documents of a ``TopicText``.
+    documents of a ``TopicText``; the audit trail names ``user``, or says
+    the text was imported.
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     """
     _check_field_limits(parsed)
     report = ImportReport()
-    writer = DocumentWriter(note=f"Imported from {source}" if source else "Imported")
-    with transaction.atomic():
+    writer = DocumentWriter(
+        note=f"Imported from {source}" if source else "Imported",
+        user=user,
+        via=f"import_index {source}".strip(),
+    )
+    with transaction.atomic(), set_actor(user) if user else nullcontext():
         # A topic's text brings a preface, a topic, registries and many documents.
         expire_everything()
         _import_preface(parsed, report)

@@ -19,13 +19,15 @@ from exchange.citation_formats import citation_response
 
 
 def staff_required(view):
-    """Anonymous visitors are sent to log in; signed-in non-staff get 403."""
+    """Anonymous visitors are sent to log in; signed-in visitors who are
+    neither staff nor allowed to see documents (editors, publishers) get 403."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
+        user = request.user
+        if not user.is_authenticated:
             return redirect_to_login(request.get_full_path(), reverse("admin:login"))
-        if not request.user.is_staff:
+        if not (user.is_staff or user.has_perm("catalogue.view_document")):
             raise PermissionDenied("Exports are for staff.")
         return view(request, *args, **kwargs)
 

@@ -18,13 +18,21 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
+from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion
 from catalogue.numbering import mark_issued
 from catalogue.references import write_references
 
 # What a bulk update may change on a document it finds; the key (registry,
 # number) and the creation time stay.
-UPDATED_FIELDS = [*Document.CONTENT_FIELDS, "version", "status", "topic", "updated_at"]
+UPDATED_FIELDS = [
+    *Document.CONTENT_FIELDS,
+    "version",
+    "status",
+    "topic",
+    "source_key",
+    "updated_at",
+]
 # The audit trail's fields, as a save logs them (the registration leaves out
 # updated_at); the search vector is the database's and reading it back would
 # cost a query a document.
@@ -52,16 +60,18 @@ class DocumentWriter:
     """Writes batches of documents with everything a single save brings.
 
     ``user`` is named in the audit trail and as the publisher of the version
-    rows it writes; ``note`` is those versions' note.
+    rows it writes; ``note`` is those versions' note; ``via`` says in the audit
+    trail what wrote them (``import_index seed.txt``), for entries no user made.
     """
 
-    def __init__(self, *, note, user=None):
+    def __init__(self, *, note, user=None, via=""):
         self.note = note
         self.user = user if getattr(user, "is_authenticated", False) else None
+        self.via = via
 
     def create(self, writes):
         """Insert new documents: their times are the source's, if it gives any."""
-        documents = [write.document for write in writes]
+        documents = _derived([write.document for write in writes])
         Document.objects.bulk_create(documents)
         # auto_now_add stamped them with now; a source's own times win.
         timed = []
@@ -80,7 +90,7 @@ class DocumentWriter:
         for write in writes:
             write.document.updated_at = now
         Document.objects.bulk_update(
-            [write.document for write in writes], UPDATED_FIELDS
+            _derived([write.document for write in writes]), UPDATED_FIELDS
         )
         self._complete(writes, action=LogEntry.Action.UPDATE)
 
@@ -185,7 +195,16 @@ class DocumentWriter:
             actor=self.user,
             actor_email=getattr(self.user, "email", None),
             cid=get_cid(),
+            additional_data={"via": self.via} if self.via else None,
         )
+
+
+def _derived(documents):
+    """``documents`` with the fields ``Document.save()`` derives, as a bulk
+    write does not call it."""
+    for document in documents:
+        document.source_key = source_key(document.source_identifier)
+    return documents
 
 
 def _tags_named(names):

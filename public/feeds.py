@@ -14,6 +14,17 @@ from catalogue.models import PUBLIC_STATUSES, DocumentVersion, Topic
 ENTRIES = 50
 
 
+def retraction(document):
+    """The notice a withdrawn document's entries open with, or ""."""
+    if document.status != document.Status.WITHDRAWN:
+        return ""
+    when = f" on {document.withdrawn_at:%-d %B %Y}" if document.withdrawn_at else ""
+    reason = (
+        f" Reason: {document.withdrawal_reason}" if document.withdrawal_reason else ""
+    )
+    return f"Withdrawn{when}.{reason}\n\n"
+
+
 class DocumentVersionFeed(Feed):
     feed_type = Atom1Feed
     title = "Anthology: new and revised documents"
@@ -34,7 +45,7 @@ class DocumentVersionFeed(Feed):
         return f"{version.document.identifier.label(version.number)}: {version.title}"
 
     def item_description(self, version):
-        return version.summary_with_citation
+        return retraction(version.document) + version.summary_with_citation
 
     def item_link(self, version):
         return version.document.get_absolute_url()
@@ -48,7 +59,9 @@ class DocumentVersionFeed(Feed):
         return version.published_at
 
     def item_updateddate(self, version):
-        return version.published_at
+        # A withdrawal updates every entry of the document: feed readers show
+        # the retraction notice.
+        return max(filter(None, [version.published_at, version.document.withdrawn_at]))
 
     def item_author_name(self, version):
         return version.authors

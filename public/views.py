@@ -206,7 +206,8 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
 
     Template: ``catalogue/document_detail.html``. Context: ``document``,
     ``references`` (for its summary and its successor), ``referenced_by``
-    (public documents and decision records that name it).
+    (public documents and decision records that name it), ``versions`` and
+    ``tags``.
     """
 
     context_object_name = "document"
@@ -242,6 +243,7 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             ),
             # The published versions, listed by catalogue/_versions.html.
             versions=document.versions.all(),
+            tags=document.tags.all(),
             **kwargs,
         )
 

@@ -14,6 +14,7 @@ from catalogue.citations import (
     identifier_url,
     identifier_value,
     join_summary,
+    source_key,
 )
 from catalogue.identifiers import Identifier
 from catalogue.models.choices import PUBLIC_STATUSES, DocumentStatus, RevisionStatus
@@ -231,6 +232,15 @@ class Document(CitedText):
     topic = topic_field(related_name="documents")
     superseded_by = successor_field()
     tags = TaggableManager(blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True, editable=False)
+    withdrawal_reason = models.TextField(
+        blank=True,
+        editable=False,
+        help_text=_("Why the document was withdrawn, as readers see it."),
+    )
+    # The source identifier as every spelling of it reads (source_key()), so
+    # that a second document citing the same source is found by one lookup.
+    source_key = models.CharField(max_length=250, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     search_vector = search_vector_field()
@@ -250,6 +260,7 @@ class Document(CitedText):
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),
             models.Index(fields=["status"], name="document_status"),
+            models.Index(fields=["source_key"], name="document_source_key"),
             # Covers registry_counts: per registry, public, in a topic.
             models.Index(
                 fields=["registry", "status", "topic"],
@@ -262,6 +273,10 @@ class Document(CitedText):
 
     def __str__(self):
         return f"{self.label}: {self.title}"
+
+    def save(self, *args, **kwargs):
+        self.source_key = source_key(self.source_identifier)
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse(

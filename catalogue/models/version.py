@@ -17,6 +17,7 @@ class DocumentVersion(CitedText):
     number = models.PositiveIntegerField()
     published_at = models.DateTimeField()
     published_by = user_field(related_name="published_versions")
+    written_by = user_field(related_name="written_versions")
     note = models.CharField(max_length=500, blank=True)
 
     class Meta:
@@ -32,16 +33,14 @@ class DocumentVersion(CitedText):
         return f"{self.document.identifier} v{self.number}"
 
     @classmethod
-    def snapshot(
-        cls, document, *, number=None, published_at=None, published_by=None, note=""
-    ):
+    def snapshot(cls, document, *, number=None, published_at=None, **people):
         """The document's text as version ``number`` (its own version by
-        default), unsaved: every version row is made here."""
+        default), unsaved: every version row is made here. ``people``:
+        ``published_by``, ``written_by`` and the change ``note``."""
         return cls(
             document=document,
             number=number or document.version,
             published_at=published_at or timezone.now(),
-            published_by=published_by,
-            note=note,
+            **people,
             **document.content(),
         )

@@ -4,11 +4,14 @@ workflow verb it takes."""
 from functools import partial
 
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.template.response import TemplateResponse
 
 from catalogue.models import Topic
 from editorial import workflow
+from editorial.admin.forms import WithdrawalForm
 
 
 class DocumentActionsMixin:
@@ -49,9 +52,26 @@ class DocumentActionsMixin:
     def publish_action(self, request, queryset):
         self._bulk(request, queryset, workflow.publish, "Published")
 
-    @admin.action(description="Withdraw", permissions=["publish"])
+    @admin.action(description="Withdraw…", permissions=["publish"])
     def withdraw_action(self, request, queryset):
-        self._bulk(request, queryset, workflow.withdraw, "Withdrawn")
+        """Withdrawing asks first, for the reason readers will see."""
+        form = WithdrawalForm(request.POST if "post" in request.POST else None)
+        if not form.is_valid():
+            return TemplateResponse(
+                request,
+                "admin/catalogue/document/withdraw_selected.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "opts": self.model._meta,
+                    "title": "Withdraw these documents?",
+                    "documents": queryset.select_related("registry"),
+                    "form": form,
+                    "action_checkbox_name": ACTION_CHECKBOX_NAME,
+                },
+            )
+        withdrawing = partial(workflow.withdraw, reason=form.cleaned_data["reason"])
+        self._bulk(request, queryset, withdrawing, "Withdrawn")
+        return None
 
     @admin.action(description="Refile to the chosen topic", permissions=["change"])
     def refile_action(self, request, queryset):

@@ -10,17 +10,19 @@ from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html
 
 from catalogue.identifiers import Identifier
-from catalogue.models import Document, DocumentVersion, Revision
+from catalogue.models import Document, DocumentVersion, Registry, Revision
 from editorial import workflow
+from editorial.admin import controls
 from editorial.admin.actions import DocumentActionsMixin
 from editorial.admin.expiry import ExpiresPagesOnImportMixin
-from editorial.admin.filters import DecadeFilter, QueueFilter
+from editorial.admin.filters import DecadeFilter, QueueFilter, TagFilter, TopicFilter
 from editorial.admin.forms import DocumentActionForm, DocumentForm
 from editorial.admin.paginators import EstimatedCountPaginator
-from editorial.admin.review import DocumentReviewMixin
+from editorial.admin.review import DocumentPagesMixin
 from exchange import admin_actions
 from exchange.resources import DocumentImportMixin
 
@@ -55,7 +57,7 @@ class DocumentVersionInline(admin.TabularInline):
 @admin.register(Document)
 class DocumentAdmin(
     DocumentActionsMixin,
-    DocumentReviewMixin,
+    DocumentPagesMixin,
     ExpiresPagesOnImportMixin,
     DocumentImportMixin,
     AuditlogHistoryAdminMixin,
@@ -64,15 +66,7 @@ class DocumentAdmin(
     form = DocumentForm
     action_form = DocumentActionForm
     change_form_template = "admin/catalogue/document/change_form.html"
-    list_display = [
-        "identifier_label",
-        "title",
-        "status",
-        "topic",
-        "registry",
-        "has_pending_revision",
-        "updated_at",
-    ]
+    list_display = ["identifier_label", "title", "standing", "filed_under", "changed"]
     list_display_links = ["identifier_label", "title"]
     # The last-changed date as a filter, not a date hierarchy: the hierarchy
     # reads every row's date on every view.
@@ -80,9 +74,9 @@ class DocumentAdmin(
         QueueFilter,
         "status",
         "registry",
-        "topic",
+        ("topic", TopicFilter),
         DecadeFilter,
-        "tags",
+        ("tags", TagFilter),
         "updated_at",
     ]
     list_select_related = ["registry", "topic"]
@@ -92,7 +86,6 @@ class DocumentAdmin(
     ordering = ["registry_id", "number"]
     paginator = EstimatedCountPaginator
     show_full_result_count = False
-    empty_value_display = "Unfiled"
     autocomplete_fields = ["topic", "superseded_by"]
     actions = [
         "submit_for_review_action",
@@ -105,19 +98,43 @@ class DocumentAdmin(
     inlines = [DocumentVersionInline]
 
     def get_fieldsets(self, request, obj=None):
-        filing = ["registry", "number", "version", "status", "topic", "tags"]
-        citation = ["authors", "year", "source_identifier", "citation_note"]
-        if obj is None:
-            text, history = ["title", "summary"], []
-        else:
-            text = ["title", "summary", "note", "base"]
-            history = ["superseded_by", "created_at", "updated_at"]
-        return [
-            (None, {"fields": filing}),
-            ("Citation", {"fields": citation}),
-            (None, {"fields": text}),
-            ("Record", {"fields": history}),
+        fieldsets = [
+            (None, {"fields": ["title", "summary"]}),
+            (
+                "Citation",
+                {"fields": ["authors", "year", "source_identifier", "citation_note"]},
+            ),
+            (
+                "Filing",
+                {
+                    "fields": [
+                        "registry",
+                        "number",
+                        "version",
+                        "status",
+                        "topic",
+                        "tags",
+                    ]
+                },
+            ),
         ]
+        if obj is not None:
+            fieldsets += [
+                ("Change note", {"fields": ["note", "base"]}),
+                (
+                    "Succession and dates",
+                    {"fields": ["superseded_by", "created_at", "updated_at"]},
+                ),
+            ]
+        return fieldsets
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        # With one registry there is nothing to choose.
+        registries = list(Registry.objects.values_list("pk", flat=True)[:2])
+        if len(registries) == 1:
+            initial.setdefault("registry", registries[0])
+        return initial
 
     def get_readonly_fields(self, request, obj=None):
         fields = ["version", "status", "created_at", "updated_at"]
@@ -159,14 +176,27 @@ class DocumentAdmin(
     def identifier_label(self, document):
         return document.label
 
-    @admin.display(description="Pending revision", boolean=True)
-    def has_pending_revision(self, document):
-        return document.pending
+    @admin.display(description="Status", ordering="status")
+    def standing(self, document):
+        status = document.get_status_display()
+        if not document.pending:
+            return status
+        return format_html('{} <span class="badge">pending revision</span>', status)
+
+    @admin.display(description="Topic", ordering="topic__position")
+    def filed_under(self, document):
+        return document.topic.name if document.topic_id else "Unfiled"
+
+    @admin.display(description="Changed", ordering="updated_at")
+    def changed(self, document):
+        return date_format(document.updated_at, "j M Y")
 
     # Saving: public documents keep their text; edits wait as a revision.
 
     def save_model(self, request, obj, form, change):
         cleaned = form.cleaned_data
+        revision = None
+        outcomes = []
         if not change:
             workflow.save_document(
                 document=obj, user=request.user, tags=cleaned.get("tags") or []
@@ -177,17 +207,32 @@ class DocumentAdmin(
                 for name in workflow.EDITABLE_FIELDS
                 if name in cleaned
             }
-            workflow.edit_document(
+            revision = workflow.edit_document(
                 document=obj, user=request.user, changes=changes, note=cleaned["note"]
             )
             successor = cleaned.get("superseded_by")
             if "superseded_by" in form.changed_data and successor is not None:
                 workflow.supersede(document=obj, successor=successor, user=request.user)
+                outcomes.append(f"{obj.identifier} is superseded by {successor}.")
+        obj.refresh_from_db()
         # The buttons beside Save; each verb checks the user's rights itself.
-        workflow.take_pressed_step(
+        taken = controls.take_pressed_step(
             request.POST, document=obj, user=request.user, note=cleaned.get("note", "")
         )
+        outcomes.insert(0, taken or controls.saved(obj, revision, added=not change))
         obj.refresh_from_db()
+        request.workflow_outcomes = outcomes
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        # The admin's "was changed successfully" would hide what happened: an
+        # edit to a public document is held, not live. Say that instead.
+        outcomes = getattr(request, "workflow_outcomes", None)
+        if outcomes and level == messages.SUCCESS:
+            request.workflow_outcomes = None
+            for outcome in outcomes:
+                super().message_user(request, outcome, level, *args, **kwargs)
+            return
+        super().message_user(request, message, level, *args, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         # Tags are saved by the workflow (into the pending revision when the
@@ -209,7 +254,10 @@ class DocumentAdmin(
         if document is not None:
             revision = document.pending_revision()
             context["pending_revision"] = revision
-            context["workflow_buttons"] = workflow.offered_buttons(
-                document, revision, request.user
-            )
+            context["workflow_controls"] = [
+                (control, control.url(document))
+                for control in controls.offered_controls(
+                    document, revision, request.user
+                )
+            ]
         return super().render_change_form(request, context, add, change, **kw)

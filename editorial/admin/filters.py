@@ -2,45 +2,46 @@
 decision records' publication."""
 
 from django.contrib import admin
-from django.db.models import Q
 from django.utils import timezone
 
-from catalogue.models import Document, Revision
+from editorial import desk
 
 
 class QueueFilter(admin.SimpleListFilter):
-    """The editors' queues, each with its count."""
+    """The editors' queues, each with its count: the desk's, as a filter."""
 
     title = "queue"
     parameter_name = "queue"
 
-    QUEUES = {
-        "unfiled": ("Unfiled", Q(topic__isnull=True)),
-        "in_review": ("In review", Q(status=Document.Status.IN_REVIEW)),
-        "pending": (
-            "Pending revision",
-            Q(revisions__status=Revision.Status.PENDING),
-        ),
-    }
-
     def lookups(self, request, model_admin):
-        # Three counts, each answered from an index (topic, status, the
-        # pending revisions' own), not one pass over every document.
-        counts = {
-            "unfiled": Document.objects.unfiled().count(),
-            "in_review": Document.objects.filter(
-                status=Document.Status.IN_REVIEW
-            ).count(),
-            "pending": Revision.objects.filter(status=Revision.Status.PENDING).count(),
-        }
+        # Each count is answered from an index (topic, status, the pending
+        # revisions' own, the audit trail's), not one pass over every document.
         return [
-            (key, f"{label} ({counts[key]})") for key, (label, _) in self.QUEUES.items()
+            (queue.key, f"{queue.label} ({queue.count})")
+            for queue in desk.document_queues(request.user)
         ]
 
     def queryset(self, request, queryset):
-        if self.value() in self.QUEUES:
-            return queryset.filter(self.QUEUES[self.value()][1]).distinct()
+        conditions = desk.queue_conditions(request.user)
+        if self.value() in conditions:
+            return queryset.filter(conditions[self.value()]).distinct()
         return queryset
+
+
+class TopicFilter(admin.RelatedFieldListFilter):
+    """Documents by topic; those without one are "Unfiled", as everywhere."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.empty_value_display = "Unfiled"
+
+
+class TagFilter(admin.RelatedFieldListFilter):
+    """Documents by tag; those without one have "No tags"."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.empty_value_display = "No tags"
 
 
 class DecadeFilter(admin.SimpleListFilter):

@@ -7,13 +7,22 @@ from django import forms
 from django.contrib.admin.helpers import ActionForm
 from django.core import signing
 from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.html import format_html
+from taggit.forms import TagWidget
+from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
+from catalogue.citations import source_key, spelled_as_recorded
+from catalogue.duplicates import same_source, similar_titles
 from catalogue.models import DecisionRecord, Document, Topic
 from editorial.merge import three_way_merge
 from editorial.workflow import EDITABLE_FIELDS, editable_state, editor_state
+from public.diffs import render_word_diff
 
 BASE_SALT = "catalogue.document.base"
+# Posted by the box that lists titles alike: "this is another work".
+ALLOW_SIMILAR = "_allow_similar_title"
 
 
 class TagName(NamedTuple):
@@ -24,6 +33,26 @@ class TagName(NamedTuple):
 
 def tag_string(names):
     return edit_string_for_tags([TagName(name) for name in names])
+
+
+class TagsWidget(TagWidget):
+    """Tags, comma-separated, offered as the editor types: the record's tag
+    names in a datalist, which editorial/tags.js keeps to the tag being typed."""
+
+    template_name = "editorial/widgets/tags.html"
+
+    class Media:
+        js = ["editorial/tags.js"]
+
+    def __init__(self, attrs=None):
+        super().__init__({"list": "tag-names", "autocomplete": "off", **(attrs or {})})
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["tag_names"] = Tag.objects.order_by("name").values_list(
+            "name", flat=True
+        )
+        return context
 
 
 class DocumentForm(forms.ModelForm):
@@ -55,10 +84,12 @@ class DocumentForm(forms.ModelForm):
             *Document.CONTENT_FIELDS,
             "superseded_by",
         ]
+        widgets = {"tags": TagsWidget}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.merge = None
+        self.similar_titles = []
         if self.instance.pk:
             state = editable_state(self.instance)
             self.initial.update(self._as_initial(state))
@@ -87,10 +118,49 @@ class DocumentForm(forms.ModelForm):
             tags=cleaned.get("tags") or [],
         )
 
+    def clean_source_identifier(self):
+        return spelled_as_recorded(self.cleaned_data["source_identifier"])
+
     def clean(self):
         cleaned = super().clean()
+        self._check_duplicates(cleaned)
         if not self.instance.pk or any(name in self.errors for name in EDITABLE_FIELDS):
             return cleaned
+        return self._check_concurrent_save(cleaned)
+
+    def _check_duplicates(self, cleaned):
+        """A second document citing one source is refused; a title close to
+        another's is questioned until the editor says it is another work."""
+        pk = self.instance.pk
+        source = cleaned.get("source_identifier") or ""
+        if source != self.initial.get("source_identifier", ""):
+            same = same_source(source_key(source), exclude=pk).first()
+            if same is not None:
+                self.add_error(
+                    "source_identifier",
+                    ValidationError(
+                        format_html(
+                            '<a href="{}">{}</a> already cites this source.',
+                            reverse("admin:catalogue_document_change", args=[same.pk]),
+                            same,
+                        ),
+                        code="duplicate_source",
+                    ),
+                )
+        title = cleaned.get("title") or ""
+        if title != self.initial.get("title") and not self.data.get(ALLOW_SIMILAR):
+            self.similar_titles = similar_titles(title, exclude=pk)
+            if self.similar_titles:
+                self.add_error(
+                    "title",
+                    ValidationError(
+                        "Another document has a title this close: is it the same "
+                        "work? See the list above the form.",
+                        code="similar_title",
+                    ),
+                )
+
+    def _check_concurrent_save(self, cleaned):
         try:
             base = signing.loads(cleaned.get("base") or "", salt=BASE_SALT)
         except signing.BadSignature:
@@ -146,17 +216,25 @@ class DocumentForm(forms.ModelForm):
                 return tag_string(value)
             return value
 
-        return [
-            {
-                "name": name,
-                "label": self.fields[name].label if name in self.fields else name,
-                "theirs": shown(name, self.merge.theirs[name]),
-                "mine": shown(name, self.merge.mine[name]),
-                "conflict": name in self.merge.conflicts,
-            }
-            for name in EDITABLE_FIELDS
-            if name in self.merge.conflicts or name in self.merge.taken_from_theirs
-        ]
+        rows = []
+        for name in EDITABLE_FIELDS:
+            if name in self.merge.conflicts or name in self.merge.taken_from_theirs:
+                theirs = shown(name, self.merge.theirs[name])
+                mine = shown(name, self.merge.mine[name])
+                rows.append(
+                    {
+                        "name": name,
+                        "label": self.fields[name].label
+                        if name in self.fields
+                        else name,
+                        "theirs": theirs,
+                        "mine": mine,
+                        # Yours as it differs from theirs, word by word.
+                        "diff": render_word_diff(str(theirs), str(mine)),
+                        "conflict": name in self.merge.conflicts,
+                    }
+                )
+        return rows
 
 
 class DocumentActionForm(ActionForm):
@@ -193,3 +271,12 @@ class DecisionRecordForm(forms.ModelForm):
                 pk=self.instance.pk
             )
             self.initial["supersedes"] = list(self.instance.supersedes.all())
+
+
+class WithdrawalForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=2000,
+        help_text="Readers see it on the document's page and in the feed, with "
+        "today's date.",
+    )

@@ -1,23 +1,89 @@
-"""The document admin's own pages: the preview of a pending revision, and a
-published version compared with the one before (and reverted to)."""
+"""The document admin's own pages: the review of a pending revision, the
+preview of the public page it would make, a published version compared with
+the one before (and reverted to), and withdrawing, which asks first."""
 
+from types import SimpleNamespace
+
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.text import slugify
+from taggit.models import Tag
 
+from catalogue.duplicates import likely_pairs
+from catalogue.models import Document, Topic
 from catalogue.references import resolve
 from editorial import workflow
-from public.versions import version_comparison
+from editorial.admin.forms import WithdrawalForm
+from public.diffs import render_word_diff
+from public.versions import FieldComparison, version_comparison
 
 
-class DocumentReviewMixin:
-    """Adds ``<pk>/preview/`` and ``<pk>/versions/<n>/`` to a document admin."""
+def revision_comparison(document, revision):
+    """The fields ``revision`` changes, each compared word by word with what
+    readers see now."""
+    topics = dict(
+        Topic.objects.filter(pk__in=[document.topic_id, revision.topic_id]).values_list(
+            "pk", "name"
+        )
+    )
+    published = workflow.published_state(document)
+    held = workflow.revision_state(revision)
+
+    def text(state, name):
+        if name == "topic":
+            return topics.get(state["topic"], "Unfiled")
+        if name == "tags":
+            return ", ".join(state["tags"])
+        return str(state[name])
+
+    fields = [
+        (name, document._meta.get_field(name).verbose_name.capitalize())
+        for name in Document.CONTENT_FIELDS
+    ]
+    fields += [("topic", "Topic"), ("tags", "Tags")]
+    return [
+        FieldComparison(
+            label=label,
+            html=render_word_diff(text(published, name), text(held, name)),
+            changed=True,
+        )
+        for name, label in fields
+        if published[name] != held[name]
+    ]
+
+
+def held_tags(revision):
+    """The tags ``revision`` gives its document, as the page lists them; a
+    tag no document carries yet has the slug it will get."""
+    known = {tag.name: tag for tag in Tag.objects.filter(name__in=revision.tag_names)}
+    return [
+        known.get(name) or SimpleNamespace(name=name, slug=slugify(name))
+        for name in sorted(revision.tag_names)
+    ]
+
+
+class DocumentPagesMixin:
+    """Adds the review, preview, version and withdrawal pages to a document
+    admin, at ``<pk>/review/``, ``<pk>/preview/``, ``<pk>/versions/<n>/`` and
+    ``<pk>/withdraw/``, and the list of likely duplicates at ``duplicates/``."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
         return [
+            path(
+                "duplicates/",
+                view(self.duplicates_view),
+                name="catalogue_document_duplicates",
+            ),
+            path(
+                "<path:object_id>/review/",
+                view(self.review_view),
+                name="catalogue_document_review",
+            ),
             path(
                 "<path:object_id>/preview/",
                 view(self.preview_view),
@@ -28,6 +94,11 @@ class DocumentReviewMixin:
                 view(self.version_view),
                 name="catalogue_document_version",
             ),
+            path(
+                "<path:object_id>/withdraw/",
+                view(self.withdraw_view),
+                name="catalogue_document_withdraw",
+            ),
             *super().get_urls(),
         ]
 
@@ -37,21 +108,83 @@ class DocumentReviewMixin:
             raise PermissionDenied
         return document
 
+    def _page(self, request, document, template, title, **context):
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": document,
+            "title": title,
+            **context,
+        }
+        return TemplateResponse(request, template, context)
+
+    def _back_to(self, document):
+        return HttpResponseRedirect(
+            reverse("admin:catalogue_document_change", args=[document.pk])
+        )
+
+    def review_view(self, request, object_id):
+        """A pending revision beside the published text, field by field, with
+        its note and who wrote it; Publish and Discard on the same page.
+
+        Template: ``admin/catalogue/document/review.html``.
+        """
+        document = self._viewable(request, object_id)
+        revision = document.pending_revision()
+        if revision is None:
+            self.message_user(
+                request, f"{document.identifier} has no pending revision."
+            )
+            return self._back_to(document)
+        if request.method == "POST":
+            return self._decide(request, document)
+        return self._page(
+            request,
+            document,
+            "admin/catalogue/document/review.html",
+            f"Review the pending revision of {document.identifier}",
+            revision=revision,
+            fields=revision_comparison(document, revision),
+            can_publish=workflow.PUBLISH.is_offered(document, revision, request.user),
+            can_discard=workflow.DISCARD.is_offered(document, revision, request.user),
+        )
+
+    def _decide(self, request, document):
+        if "_publish" in request.POST:
+            version = workflow.publish(document=document, user=request.user)
+            document.refresh_from_db()
+            number = version.number if version else document.version
+            self.message_user(
+                request, f"Published {document.identifier} v{number}.", messages.SUCCESS
+            )
+        elif "_discard_revision" in request.POST:
+            workflow.discard_revision(document=document, user=request.user)
+            self.message_user(
+                request,
+                f"Discarded the pending revision of {document.identifier}; readers "
+                f"still see {document.label}.",
+                messages.SUCCESS,
+            )
+        return self._back_to(document)
+
     def preview_view(self, request, object_id):
         """The public page as it will read once the pending revision is published.
 
         Template: the public ``catalogue/document_detail.html``, with
-        ``is_preview``.
+        ``is_preview``; the tags are the revision's.
         """
         document = self._viewable(request, object_id)
         revision = document.pending_revision()
+        tags = document.tags.all()
         if revision is not None:
             revision.applied_to(document)
+            tags = held_tags(revision)
         return TemplateResponse(
             request,
             "catalogue/document_detail.html",
             {
                 "document": document,
+                "tags": tags,
                 "versions": document.versions.all(),
                 "references": resolve([document.summary]),
                 "is_preview": True,
@@ -65,7 +198,10 @@ class DocumentReviewMixin:
         Template: ``admin/catalogue/document/version.html``.
         """
         document = self._viewable(request, object_id)
-        version = get_object_or_404(document.versions, number=number)
+        version = get_object_or_404(
+            document.versions.select_related("published_by", "written_by"),
+            number=number,
+        )
         can_revert = self.has_change_permission(request, document)
         if request.method == "POST":
             if not can_revert:
@@ -76,18 +212,54 @@ class DocumentReviewMixin:
                 f"v{number} is now the pending revision; a publisher publishes it "
                 "as a new version.",
             )
-            return HttpResponseRedirect(
-                reverse("admin:catalogue_document_change", args=[document.pk])
+            return self._back_to(document)
+        return self._page(
+            request,
+            document,
+            "admin/catalogue/document/version.html",
+            f"{document.identifier} v{number}",
+            comparison=version_comparison(version),
+            version=version,
+            can_revert=can_revert,
+        )
+
+    def duplicates_view(self, request):
+        """The pairs of documents that may be one work: one source, or titles
+        alike. Template: ``admin/catalogue/document/duplicates.html``."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return self._page(
+            request,
+            None,
+            "admin/catalogue/document/duplicates.html",
+            "Likely duplicates",
+            pairs=likely_pairs(),
+        )
+
+    def withdraw_view(self, request, object_id):
+        """Withdrawing asks first, for a reason readers will see.
+
+        Template: ``admin/catalogue/document/withdraw.html``.
+        """
+        document = self._viewable(request, object_id)
+        if not workflow.WITHDRAW.is_offered(document, None, request.user):
+            raise PermissionDenied
+        form = WithdrawalForm(request.POST or None)
+        if form.is_valid():
+            workflow.withdraw(
+                document=document, user=request.user, reason=form.cleaned_data["reason"]
             )
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "original": document,
-            "title": f"{document.identifier} v{number}",
-            "comparison": version_comparison(version),
-            "version": version,
-            "can_revert": can_revert,
-        }
-        return TemplateResponse(
-            request, "admin/catalogue/document/version.html", context
+            self.message_user(
+                request,
+                f"Withdrew {document.identifier}: readers see it marked withdrawn, "
+                "with your reason and today's date.",
+                messages.SUCCESS,
+            )
+            return self._back_to(document)
+        return self._page(
+            request,
+            document,
+            "admin/catalogue/document/withdraw.html",
+            f"Withdraw {document.identifier}?",
+            form=form,
         )

@@ -73,7 +73,7 @@ def test_the_admin_refuses_a_citation_that_would_not_print_back(admin_client):
             "status": Document.Status.DRAFT,
             "authors": "Chen et al.",
             "year": "2016",
-            "source_identifier": "arXiv:1604.06174",
+            "source_identifier": "ISBN 978-0262035613",
             "title": "T",
             "summary": "S",
             "versions-TOTAL_FORMS": "0",

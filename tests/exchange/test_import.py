@@ -4,12 +4,18 @@ import io
 import re
 
 import pytest
+from auditlog.models import LogEntry
 from bs4 import BeautifulSoup
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from catalogue.models import Document, DocumentVersion, Preface, Registry, Topic
-from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
+from tests.factories import (
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -318,3 +324,38 @@ def test_export_writes_the_page_back_in_its_own_format(imported_seed, seed_text)
 def test_export_of_an_unknown_topic_is_refused(imported_seed):
     with pytest.raises(CommandError, match="No topic has the slug 'nope'"):
         call_command("export_index", "nope")
+
+
+def test_every_document_the_page_creates_is_in_the_audit_trail(seed_path):
+    call_command("import_index", str(seed_path), stdout=io.StringIO())
+
+    entries = LogEntry.objects.get_for_model(Document).filter(
+        action=LogEntry.Action.CREATE
+    )
+    assert entries.count() == Document.objects.count() == 67
+    assert {entry.actor for entry in entries} == {None}
+    assert {entry.additional_data["via"] for entry in entries} == {
+        f"import_index {seed_path.name}"
+    }
+
+
+def test_a_page_imported_for_a_user_names_them_in_the_audit_trail(seed_path):
+    editor = UserFactory(username="importer")
+
+    call_command(
+        "import_index", str(seed_path), "--user", "importer", stdout=io.StringIO()
+    )
+
+    actors = set(
+        LogEntry.objects.get_for_model(Document).values_list("actor", flat=True)
+    )
+    assert actors == {editor.pk}
+    version = Document.objects.get(number=4).versions.get()
+    assert version.published_by == editor
+
+
+def test_an_unknown_user_is_refused_before_anything_is_written(seed_path):
+    with pytest.raises(CommandError, match="no account 'nobody'"):
+        call_command("import_index", str(seed_path), "--user", "nobody")
+
+    assert not Document.objects.exists()

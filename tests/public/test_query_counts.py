@@ -93,7 +93,7 @@ def public_pages():
 ADMIN_LISTS = {
     # Counted in one query: on PostgreSQL an estimate, or an exact count
     # when the estimate is small (paginators.EstimatedCountPaginator).
-    "catalogue_document": 12,
+    "catalogue_document": 13,
     "catalogue_topic": 6,
     "catalogue_registry": 6,
     "catalogue_decisionrecord": 6,

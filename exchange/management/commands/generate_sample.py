@@ -14,6 +14,7 @@ from django.db.models import Max
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
+from catalogue.citations import source_key
 from catalogue.models import PUBLIC_STATUSES, Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import mark_issued
 from pagecache.generations import expire_everything
@@ -223,6 +224,7 @@ class Command(BaseCommand):
         other = f"{registry.prefix}-{rng.randint(1, max(number - 1, 1)):03d}"
         unfiled = number % 30 == 7  # So that even 50 documents have some.
         return Document(
+            source_key=source_key(source),
             registry=registry,
             number=number,
             version=rng.choice([1, 1, 1, 2, 2, 3, 4]),

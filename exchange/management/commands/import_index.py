@@ -2,7 +2,7 @@ from django.core.management.base import CommandError
 
 from catalogue.models import Document
 from exchange import topic_page_format
-from exchange.commands import FileCommand
+from exchange.commands import FileCommand, acting_user
 from exchange.importers import import_topic_text
 from exchange.problems import ImportRefused
 
@@ -22,8 +22,13 @@ class Command(FileCommand):
             action="store_true",
             help="Import only into a record that holds no documents (demo content).",
         )
+        parser.add_argument(
+            "--user",
+            help="The account the audit trail names; without it, it says import_index.",
+        )
 
-    def handle(self, *args, path, if_empty, **options):
+    def handle(self, *args, path, if_empty, user, **options):
+        user = acting_user(user)
         if if_empty and Document.objects.exists():
             self.stdout.write("The record already holds documents; nothing imported.")
             return
@@ -42,7 +47,9 @@ class Command(FileCommand):
                 f"at offset {error.start}); nothing imported."
             ) from None
         try:
-            report = import_topic_text(topic_page_format.parse(text), source=path.name)
+            report = import_topic_text(
+                topic_page_format.parse(text), source=path.name, user=user
+            )
         except ImportRefused as error:
             raise CommandError(
                 f"{path}: the page was not imported; nothing was written.\n{error}"

@@ -1,0 +1,87 @@
+"""The workflow's controls on a document's change form, and what each did.
+
+A control shows only where its step may be taken (``Step.is_offered``). A
+button posts the form and takes its step after the save; a step that cannot
+be taken back (withdrawing) has a page of its own that asks first.
+"""
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+
+from editorial import workflow
+from editorial.steps import Step
+
+
+@dataclass(frozen=True)
+class Control:
+    step: Step
+    label: str
+    button: str = ""
+    page: str = ""
+
+    def url(self, document):
+        return reverse(self.page, args=[document.pk]) if self.page else ""
+
+
+# In the order the form shows them.
+CONTROLS = [
+    Control(workflow.SUBMIT, "Save and submit for review", button="_submit_for_review"),
+    Control(workflow.PUBLISH, "Save and publish", button="_publish"),
+    Control(workflow.DISCARD, "Discard pending revision", button="_discard_revision"),
+    Control(workflow.REINSTATE, "Reinstate", button="_reinstate"),
+    Control(workflow.WITHDRAW, "Withdraw…", page="admin:catalogue_document_withdraw"),
+]
+
+
+def offered_controls(document, revision, user):
+    """The controls ``user`` may use on ``document`` with pending ``revision``."""
+    return [
+        control
+        for control in CONTROLS
+        if control.step.is_offered(document, revision, user)
+    ]
+
+
+def take_pressed_step(post, *, document, user, note=""):
+    """Take the step whose button ``post`` holds; say what happened, or None."""
+    if "_submit_for_review" in post:
+        workflow.submit_for_review(document=document, user=user)
+        return f"Submitted {document.identifier} for review."
+    if "_publish" in post:
+        version = workflow.publish(document=document, user=user, note=note)
+        document.refresh_from_db()
+        if version is None:
+            return (
+                f"Published the new filing of {document.identifier}; its text "
+                f"stays {document.label}."
+            )
+        return f"Published {document.identifier} v{version.number}."
+    if "_discard_revision" in post:
+        workflow.discard_revision(document=document, user=user)
+        return (
+            f"Discarded the pending revision of {document.identifier}; readers "
+            f"still see {document.label}."
+        )
+    if "_reinstate" in post:
+        workflow.reinstate(document=document, user=user)
+        document.refresh_from_db()
+        return (
+            f"Reinstated {document.identifier}: readers see it "
+            f"{document.get_status_display().lower()} again."
+        )
+    return None
+
+
+def saved(document, revision, *, added):
+    """What a save without a step did, in the editor's words."""
+    if added:
+        return f"Saved {document.identifier} as a draft."
+    if revision is not None:
+        return f"Held as a pending revision: readers still see {document.label}."
+    if document.is_public:
+        return (
+            f"Nothing is held for {document.identifier}: the form reads as "
+            f"readers see {document.label}."
+        )
+    return f"Saved {document.identifier} ({document.get_status_display().lower()})."

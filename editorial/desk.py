@@ -1,0 +1,93 @@
+"""The editors' desk: what waits for whom, with counts, in a fixed number of
+queries however large the record grows."""
+
+from dataclasses import dataclass
+
+from auditlog.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Exists, OuterRef, Q
+from django.urls import reverse
+
+from catalogue.models import BrokenReference, Document, DocumentVersion, Revision
+
+RECENT = 8
+
+
+@dataclass(frozen=True)
+class Queue:
+    label: str
+    count: int
+    url: str
+    description: str
+    key: str = ""  # the document list's queue filter, if it is one
+
+
+def created_by(user):
+    """Documents ``user`` created, as the audit trail records it."""
+    created = LogEntry.objects.filter(
+        content_type=ContentType.objects.get_for_model(Document),
+        object_id=OuterRef("pk"),
+        action=LogEntry.Action.CREATE,
+        actor=user,
+    )
+    return Exists(created)
+
+
+def queue_conditions(user):
+    """The document list's queues, as conditions on documents."""
+    return {
+        "in_review": Q(status=Document.Status.IN_REVIEW),
+        "pending": Q(revisions__status=Revision.Status.PENDING),
+        "mine": Q(created_by(user), status=Document.Status.DRAFT),
+        "unfiled": Q(topic__isnull=True),
+    }
+
+
+def _document_queue(key, label, count, description):
+    url = reverse("admin:catalogue_document_changelist")
+    return Queue(label, count, f"{url}?queue={key}", description, key=key)
+
+
+def document_queues(user):
+    """The queues of documents, each with its count and the list's filter."""
+    mine = Document.objects.filter(queue_conditions(user)["mine"])
+    return [
+        _document_queue(
+            "in_review",
+            "In review",
+            Document.objects.filter(status=Document.Status.IN_REVIEW).count(),
+            "Drafts their editors submitted: a publisher publishes them.",
+        ),
+        _document_queue(
+            "pending",
+            "Pending revisions",
+            Revision.objects.filter(status=Revision.Status.PENDING).count(),
+            "Edits to public documents, held for a publisher to review.",
+        ),
+        _document_queue(
+            "mine", "My drafts", mine.count(), "Drafts you created, not yet submitted."
+        ),
+        _document_queue(
+            "unfiled",
+            "Unfiled",
+            Document.objects.unfiled().count(),
+            "Documents no topic takes yet: evidence the list is short.",
+        ),
+    ]
+
+
+def queues(user):
+    """The desk for ``user``: the queues, and the documents published last."""
+    broken = Queue(
+        "Broken references",
+        BrokenReference.objects.broken().count(),
+        reverse("admin:catalogue_brokenreference_changelist"),
+        "Names in texts that point at nothing a reader can open.",
+    )
+    return {
+        "queues": [*document_queues(user), broken],
+        "duplicates": reverse("admin:catalogue_document_duplicates"),
+        "published": DocumentVersion.objects.select_related(
+            "document__registry", "published_by", "written_by"
+        ).order_by("-published_at", "-pk")[:RECENT],
+    }
