@@ -404,6 +404,8 @@ class TopicResource(resources.ModelResource):
 class CSVImportMixin(ImportMixin):
     """The admin's import: CSV only, the export's format, all or nothing."""
 
+    import_template_name = "admin/catalogue/import.html"
+
     from_encoding = "utf-8-sig"  # Reads files with or without Excel's BOM.
 
     def get_import_formats(self):

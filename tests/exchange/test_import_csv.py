@@ -5,6 +5,7 @@ import io
 
 import pytest
 from auditlog.models import LogEntry
+from bs4 import BeautifulSoup
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -428,3 +429,38 @@ def test_reimporting_changed_rows_takes_the_same_queries_for_more_rows(
 
     assert few == many
     assert DocumentVersion.objects.filter(number=2).count() == 199
+
+
+def test_a_dry_run_of_our_own_export_lists_each_row_and_offers_nothing_to_confirm(
+    admin_client,
+):
+    DocumentFactory(number=4, title="Sublinear memory")
+    DocumentFactory(number=7, title="Pipelines")
+
+    response = preview(admin_client, export_documents(admin_client))
+
+    soup = BeautifulSoup(response.content, "html.parser")
+    assert soup.select_one(".import-summary").get_text() == (
+        "0 new, 0 updated, 2 unchanged."
+    )
+    rows = [
+        [cell.get_text() for cell in row.select("td")]
+        for row in soup.select(".import-outcomes tbody tr")
+    ]
+    assert rows == [
+        ["1", "Unchanged", "LIT-004: Sublinear memory"],
+        ["2", "Unchanged", "LIT-007: Pipelines"],
+    ]
+    assert soup.select_one("input[name=confirm]") is None
+
+
+def test_refused_rows_are_listed_in_full_with_their_identifier(admin_client):
+    content = csv_text([row(), row(number="7", identifier="LIT-007", year="20x6")])
+
+    response = preview(admin_client, content)
+
+    soup = BeautifulSoup(response.content, "html.parser")
+    refusals = soup.select_one(".import-refusals").get_text(" ", strip=True)
+    assert "Row 2 (LIT-007): column year:" in refusals
+    assert "'20x6' is not a whole number." in refusals
+    assert soup.select_one("input[name=confirm]") is None
