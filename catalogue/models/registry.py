@@ -61,6 +61,9 @@ class Registry(models.Model):
         verbose_name_plural = "registries"
 
     def __str__(self):
+        # An imported registry is named by its prefix: "LIT", not "LIT (LIT)".
+        if self.name == self.prefix:
+            return self.prefix
         return f"{self.name} ({self.prefix})"
 
     def get_absolute_url(self):

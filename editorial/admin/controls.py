@@ -15,19 +15,30 @@ from editorial.steps import Step
 
 @dataclass(frozen=True)
 class Control:
+    """``button``: posts the form, then takes the step; ``page``: the URL name
+    of the step's own page. ``after_save``: the save itself can bring the
+    step's precondition about (publishing the edit being saved), so only the
+    permission decides whether the button shows."""
+
     step: Step
     label: str
     button: str = ""
     page: str = ""
+    after_save: bool = False
 
     def url(self, document):
         return reverse(self.page, args=[document.pk]) if self.page else ""
+
+    def is_offered(self, document, revision, user):
+        if self.after_save:
+            return user.has_perm(self.step.permission)
+        return self.step.is_offered(document, revision, user)
 
 
 # In the order the form shows them.
 CONTROLS = [
     Control(workflow.SUBMIT, "Save and submit for review", button="_submit_for_review"),
-    Control(workflow.PUBLISH, "Save and publish", button="_publish"),
+    Control(workflow.PUBLISH, "Save and publish", button="_publish", after_save=True),
     Control(workflow.DISCARD, "Discard pending revision", button="_discard_revision"),
     Control(workflow.REINSTATE, "Reinstate", button="_reinstate"),
     Control(workflow.WITHDRAW, "Withdraw…", page="admin:catalogue_document_withdraw"),
@@ -37,9 +48,7 @@ CONTROLS = [
 def offered_controls(document, revision, user):
     """The controls ``user`` may use on ``document`` with pending ``revision``."""
     return [
-        control
-        for control in CONTROLS
-        if control.step.is_offered(document, revision, user)
+        control for control in CONTROLS if control.is_offered(document, revision, user)
     ]
 
 

@@ -6,18 +6,21 @@ from django.db import transaction
 
 from catalogue.models import DecisionRecord
 from editorial.admin.filters import PublishedFilter
-from editorial.admin.forms import DecisionRecordForm
+from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
 from editorial.decisions import publish_decision, save_decision
 from exchange import admin_actions
 
 
 @admin.register(DecisionRecord)
-class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class DecisionRecordAdmin(
+    NamedAutocompleteMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+):
     form = DecisionRecordForm
     list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
     list_filter = ["status", PublishedFilter]
     search_fields = ["title", "body"]
     autocomplete_fields = ["superseded_by"]
+    autocomplete_placeholders = {"superseded_by": "None"}
     readonly_fields = ["published_at", "published_by"]
     actions = ["publish_action", *admin_actions.DECISION_RECORD_ACTIONS]
 

@@ -9,53 +9,30 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.http import HttpResponseRedirect
-from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html
 
 from catalogue.identifiers import Identifier
-from catalogue.models import Document, DocumentVersion, Registry, Revision
+from catalogue.models import Document, Registry, Revision
 from editorial import workflow
 from editorial.admin import controls
 from editorial.admin.actions import DocumentActionsMixin
 from editorial.admin.expiry import ExpiresPagesOnImportMixin
 from editorial.admin.filters import DecadeFilter, QueueFilter, TagFilter, TopicFilter
-from editorial.admin.forms import DocumentActionForm, DocumentForm
+from editorial.admin.forms import (
+    DocumentActionForm,
+    DocumentForm,
+    NamedAutocompleteMixin,
+)
 from editorial.admin.paginators import EstimatedCountPaginator
 from editorial.admin.review import DocumentPagesMixin
 from exchange import admin_actions
 from exchange.resources import DocumentImportMixin
 
 
-class DocumentVersionInline(admin.TabularInline):
-    model = DocumentVersion
-    fields = ["version_link", "title", "published_at", "published_by", "note"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    show_change_link = False
-    verbose_name_plural = "published versions"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("published_by")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="Version")
-    def version_link(self, version):
-        url = reverse(
-            "admin:catalogue_document_version",
-            args=[version.document_id, version.number],
-        )
-        return format_html('<a href="{}">v{} — compare</a>', url, version.number)
-
-
 @admin.register(Document)
 class DocumentAdmin(
+    NamedAutocompleteMixin,
     DocumentActionsMixin,
     DocumentPagesMixin,
     ExpiresPagesOnImportMixin,
@@ -87,6 +64,7 @@ class DocumentAdmin(
     paginator = EstimatedCountPaginator
     show_full_result_count = False
     autocomplete_fields = ["topic", "superseded_by"]
+    autocomplete_placeholders = {"topic": "Unfiled", "superseded_by": "None"}
     actions = [
         "submit_for_review_action",
         "publish_action",
@@ -95,7 +73,6 @@ class DocumentAdmin(
         "add_tag_action",
         *admin_actions.DOCUMENT_ACTIONS,
     ]
-    inlines = [DocumentVersionInline]
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = [
@@ -254,6 +231,9 @@ class DocumentAdmin(
         if document is not None:
             revision = document.pending_revision()
             context["pending_revision"] = revision
+            context["versions"] = document.versions.select_related(
+                "published_by", "written_by"
+            )
             context["workflow_controls"] = [
                 (control, control.url(document))
                 for control in controls.offered_controls(

@@ -5,6 +5,7 @@ from typing import NamedTuple
 
 from django import forms
 from django.contrib.admin.helpers import ActionForm
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.core import signing
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -33,6 +34,38 @@ class TagName(NamedTuple):
 
 def tag_string(names):
     return edit_string_for_tags([TagName(name) for name in names])
+
+
+class NamedAutocomplete(AutocompleteSelect):
+    """Django's autocomplete, naming an empty choice (``placeholder``) and,
+    through editorial/labels.js, itself, for assistive technology."""
+
+    def __init__(self, field, admin_site, *, placeholder, **kwargs):
+        super().__init__(field, admin_site, **kwargs)
+        self.placeholder = placeholder
+
+    @property
+    def media(self):
+        return super().media + forms.Media(js=["editorial/labels.js"])
+
+    def build_attrs(self, base_attrs, extra_attrs=None):
+        attrs = super().build_attrs(base_attrs, extra_attrs=extra_attrs)
+        attrs["data-placeholder"] = self.placeholder
+        return attrs
+
+
+class NamedAutocompleteMixin:
+    """Autocomplete fields named by ``autocomplete_placeholders``."""
+
+    autocomplete_placeholders = {}
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        placeholder = self.autocomplete_placeholders.get(db_field.name)
+        if placeholder and db_field.name in self.get_autocomplete_fields(request):
+            kwargs["widget"] = NamedAutocomplete(
+                db_field, self.admin_site, placeholder=placeholder
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class TagsWidget(TagWidget):

@@ -181,10 +181,10 @@ def buttons_on(client, document):
         ("editor", "in_review", []),
         ("publisher", "in_review", ["_publish"]),
         ("editor", "active", []),
-        ("publisher", "active", ["Withdraw…"]),
+        ("publisher", "active", ["_publish", "Withdraw…"]),
         ("editor", "pending", ["_discard_revision"]),
         ("publisher", "pending", ["_publish", "_discard_revision", "Withdraw…"]),
-        ("publisher", "withdrawn", ["_reinstate"]),
+        ("publisher", "withdrawn", ["_publish", "_reinstate"]),
         ("editor", "withdrawn", []),
     ],
 )
