@@ -334,3 +334,38 @@ def test_a_csv_import_is_previewed_then_confirmed(
 
     assert Document.objects.get(number=4).summary == "Revised by CSV — “quoted”."
     assert publisher.violations() == []
+
+
+def test_no_admin_page_meets_a_csp_violation(browser, live_server, desk_record):
+    tagged = desk_record["tagged"]
+    administrator = UserFactory(username="root", is_superuser=True)
+    publisher = Desk(browser, live_server, administrator)
+    publisher.open_document("LIT-004")
+    publisher.page.fill("#id_title", "Held for review")
+    publisher.press("input[name=_continue]")
+    paths = [
+        "/admin/",
+        *(
+            f"/admin/catalogue/{model}/{page}"
+            for model in ["document", "topic", "registry", "decisionrecord"]
+            for page in ["", "add/"]
+        ),
+        "/admin/catalogue/preface/",
+        "/admin/catalogue/brokenreference/",
+        "/admin/taggit/tag/",
+        "/admin/auditlog/logentry/",
+        "/admin/catalogue/document/duplicates/",
+        "/admin/catalogue/document/import/",
+        "/admin/catalogue/topic/import/",
+        f"/admin/catalogue/document/{tagged.pk}/change/",
+        f"/admin/catalogue/document/{tagged.pk}/review/",
+        f"/admin/catalogue/document/{tagged.pk}/preview/",
+        f"/admin/catalogue/document/{tagged.pk}/versions/1/",
+        f"/admin/catalogue/document/{tagged.pk}/withdraw/",
+        f"/admin/catalogue/document/{tagged.pk}/auditlog/",
+    ]
+
+    for path in paths:
+        publisher.go(path)
+
+    assert publisher.violations() == []

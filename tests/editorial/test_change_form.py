@@ -36,7 +36,9 @@ def post_change(client, document, button=None, **changes):
 
 
 @pytest.mark.parametrize(
-    "tagged", ["draft", "in_review", "active", "withdrawn"], indirect=True
+    "tagged",
+    ["draft", "in_review", "active", "superseded", "withdrawn"],
+    indirect=True,
 )
 @pytest.mark.parametrize("button", [None, "_continue", "_save"])
 def test_a_tagged_document_saves_through_its_change_form_in_each_status(
