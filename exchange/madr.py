@@ -451,18 +451,18 @@ def _read_status(parsed, sources, in_section):
             f"status {written!r} is not one of {', '.join(sorted(STATUS_WORDS))}; "
             "kept as written",
         )
-    elif not place_status(_unlinked(written))[1]:
+    elif not place_status(unlinked(written))[1]:
         parsed.note(line, f"status {written!r} read as {parsed.status}")
 
 
-def _unlinked(text):
+def unlinked(text):
     return LINKED_WORD_RE.sub(lambda match: match["text"], text)
 
 
 def place_status(written):
     """``(status, exact)``: the status ``written`` says ("" if none of ours),
     and whether it says it in our own word."""
-    word = re.sub(r"\s+", " ", _unlinked(written)).strip(" .!,:").lower()
+    word = re.sub(r"\s+", " ", unlinked(written)).strip(" .!,:").lower()
     if word in STATUS_WORDS:
         return word, written.strip(" .").lower() == word
     return STATUS_SYNONYMS.get(word, ""), False
@@ -606,7 +606,7 @@ def parse_folder(folder):
     decisions, problems, notes = [], [], []
     claimed = {}
     for path in sorted(folder.iterdir()):
-        if not path.is_file() or path.suffix.lower() != ".md":
+        if path.suffix.lower() != ".md" or path.is_dir():
             continue
         if name_parts(path.name) is None:
             if not NOT_DECISION_RE.fullmatch(path.name):

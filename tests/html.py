@@ -22,3 +22,9 @@ def is_warm(client, path, django_assert_num_queries):
         response = client.get(path)
     assert response.status_code == 200
     return response
+
+
+def facts_of(soup):
+    """A page's facts list (``.facts``) as (term, text) pairs."""
+    terms, texts = soup.select(".facts dt"), soup.select(".facts dd")
+    return [(dt.get_text(), dd.get_text()) for dt, dd in zip(terms, texts, strict=True)]

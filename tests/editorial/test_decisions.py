@@ -3,23 +3,37 @@
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from catalogue.models import DecisionRecord
+from catalogue.models import DecisionRecord, DecisionRelation
 from editorial import decisions
 from tests.factories import DecisionRecordFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def test_marking_a_successor_shows_superseded_by_on_the_older_record():
+def test_marking_a_successor_keeps_one_relation_and_marks_the_older_superseded():
     publisher = UserFactory(publisher=True)
-    old = DecisionRecordFactory(number=26)
+    old = DecisionRecordFactory(number=26, status_text="Approved")
     new = DecisionRecordFactory(number=61)
 
     decisions.set_supersedes(decision=new, superseded=[old], user=publisher)
 
     old.refresh_from_db()
-    assert (old.superseded_by, old.status) == (new, "superseded")
-    assert list(new.supersedes.all()) == [old]
+    assert (old.status, old.status_text) == ("superseded", "")
+    assert [(r.source, r.kind, r.target) for r in DecisionRelation.objects.all()] == [
+        (new, "supersedes", old)
+    ]
+
+
+def test_a_record_no_longer_superseded_goes_back_to_accepted():
+    publisher = UserFactory(publisher=True)
+    new = DecisionRecordFactory(number=61)
+    old = DecisionRecordFactory(number=26, status="superseded", superseded_by=new)
+
+    decisions.set_supersedes(decision=new, superseded=[], user=publisher)
+
+    old.refresh_from_db()
+    assert old.status == "accepted"
+    assert not DecisionRelation.objects.exists()
 
 
 def test_only_a_publisher_edits_or_publishes_decision_records():
