@@ -60,7 +60,9 @@ def import_decisions(folder):
         expire_everything()
         existing = list(DecisionRecord.objects.select_for_update())
         matches = _match(parsed_files, existing, problems)
-        problems.extend(_field_problems(matches))
+        problems.extend(
+            _field_problems(matches, {problem.file for problem in problems})
+        )
         if problems:
             raise ImportRefused(problems)
         now = timezone.now()
@@ -115,10 +117,13 @@ def _match(parsed_files, existing, problems):
     return matches
 
 
-def _field_problems(matches):
-    """Values the model refuses (too long, a title missing), by file."""
+def _field_problems(matches, reported):
+    """Values the model refuses (a title too long), by file; a file already
+    ``reported`` is not named again."""
     problems = []
     for match in matches:
+        if match.parsed.name in reported:
+            continue
         candidate = DecisionRecord(
             number=match.decision.number,
             source_name=match.parsed.name,
