@@ -2,6 +2,7 @@
 
 import django.db.models.deletion
 from django.conf import settings
+from django.contrib.auth.management import create_permissions
 from django.db import migrations, models
 
 
@@ -15,6 +16,37 @@ def successors_as_relations(apps, schema_editor):
             superseded_by__isnull=False
         ).values_list("pk", "superseded_by")
     )
+
+
+# Publishers keep decision records' relations; both roles read them.
+RELATION_PERMISSIONS = {
+    "Editor": ["view_decisionrelation", "view_decisionimage"],
+    "Publisher": [
+        "view_decisionrelation",
+        "add_decisionrelation",
+        "change_decisionrelation",
+        "delete_decisionrelation",
+        "view_decisionimage",
+    ],
+}
+
+
+def grant_relation_permissions(apps, schema_editor):
+    # Permissions are made after all migrations run; make them now.
+    catalogue = apps.get_app_config("catalogue")
+    catalogue.models_module = True
+    create_permissions(catalogue, apps=apps, verbosity=0)
+    catalogue.models_module = None
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    for name, codenames in RELATION_PERMISSIONS.items():
+        group = Group.objects.filter(name=name).first()
+        if group is not None:
+            group.permissions.add(
+                *Permission.objects.filter(
+                    content_type__app_label="catalogue", codename__in=codenames
+                )
+            )
 
 
 class Migration(migrations.Migration):
@@ -230,6 +262,7 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(successors_as_relations, migrations.RunPython.noop),
+        migrations.RunPython(grant_relation_permissions, migrations.RunPython.noop),
         migrations.RemoveField(
             model_name="decisionrecord",
             name="superseded_by",

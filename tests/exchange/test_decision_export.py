@@ -26,7 +26,8 @@ MIXED = {
     "0002-on-hold.md": "---\nstatus: on hold\ninformed: [Ops]\n---\n# On hold\n\n"
     "| left | right |\n|:-----|------:|\n| a | b |\n",
     "0003-partly.md": "# 3. Partly\n\n## Status\n\nPartly superseded\n\n"
-    "Amends [1. Approved](0001-approved.md)\n\nRelates to [2. On hold](0002-on-hold.md)\n",
+    "Amends [1. Approved](0001-approved.md)\n\n"
+    "Relates to [2. On hold](0002-on-hold.md)\n",
     "0004-linked.md": "---\nstatus: '[Accepted](https://example.org/pull/541)'\n"
     "date: 2024-05-01\n---\n# Linked\n\n<!-- optional -->\nText.\n",
     "0005-odd-date.md": "---\ndate: sometime in May\n---\n# Odd date\n",

@@ -1,6 +1,8 @@
 """Importing decision folders as teams keep them: adr-tools (Nygard), MADR 2,
 MADR 3 and 4, log4brains. Every folder here is written by the tests, in the
 shape each tool or template writes."""
+# The folders' files keep the long lines their tools write.
+# ruff: noqa: E501
 
 import datetime
 import io
