@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -213,13 +214,35 @@ def _write_images(matches):
 
 def _write_relations(matches, existing, report):
     """Keep exactly the relations the files state among their records (and to
-    records of the record they name); the records whose relations changed."""
-    by_name = {match.parsed.name: match.decision for match in matches}
-    by_name.update(
-        (decision.source_name, decision)
-        for decision in existing
-        if decision.source_name and decision.source_name not in by_name
-    )
+    records of the record they name); the records whose relations changed.
+
+    A relation touching a record kept as an editor changed it stays as it is.
+    """
+    wanted = _stated_relations(matches, existing, report)
+    managed = {match.decision.pk for match in matches if match.applies}
+    kept = {match.decision.pk for match in matches if not match.applies}
+    current = {
+        (relation.source_id, relation.kind, relation.target_id): relation
+        for relation in DecisionRelation.objects.filter(
+            Q(source__in=managed) | Q(target__in=managed)
+        )
+    }
+    moved = set()
+    for key, relation in current.items():
+        if key not in wanted and not kept & {key[0], key[2]}:
+            relation.delete()
+            moved.update((key[0], key[2]))
+    for source, kind, target in wanted - set(current):
+        DecisionRelation.objects.create(source_id=source, kind=kind, target_id=target)
+        moved.update((source, target))
+    return moved
+
+
+def _stated_relations(matches, existing, report):
+    """``{(source pk, kind, target pk)}`` the taken files state; a record they
+    name that is neither in the folder nor in the record is noted."""
+    by_name = {d.source_name: d for d in existing if d.source_name}
+    by_name.update((match.parsed.name, match.decision) for match in matches)
     by_number = {decision.number: decision for decision in existing}
     by_number.update((match.decision.number, match.decision) for match in matches)
     wanted = set()
@@ -234,25 +257,9 @@ def _write_relations(matches, existing, report):
                         "its relation is left out",
                     )
                 )
-                continue
-            wanted.add(_row(match.decision, relation, other))
-    wanted.discard(None)
-    managed = {match.decision.pk for match in matches if match.applies}
-    kept = {match.decision.pk for match in matches if not match.applies}
-    current = {
-        (relation.source_id, relation.kind, relation.target_id): relation
-        for relation in DecisionRelation.objects.filter(source__in=managed)
-        | DecisionRelation.objects.filter(target__in=managed)
-    }
-    moved = set()
-    for key, relation in current.items():
-        if key not in wanted and not kept & {key[0], key[2]}:
-            relation.delete()
-            moved.update((key[0], key[2]))
-    for source, kind, target in wanted - set(current):
-        DecisionRelation.objects.create(source_id=source, kind=kind, target_id=target)
-        moved.update((source, target))
-    return moved
+            elif other.pk != match.decision.pk:
+                wanted.add(_row(match.decision, relation, other))
+    return wanted
 
 
 def _named(ref, by_name, by_number):
@@ -267,8 +274,6 @@ def _named(ref, by_name, by_number):
 def _row(decision, relation, other):
     """The row ``relation`` of ``decision`` to ``other`` is, keyed by its values;
     a relation that reads the same both ways is kept from the lower number."""
-    if other.pk == decision.pk:
-        return None
     source, target = (other, decision) if relation.inverse else (decision, other)
     if (
         relation.kind == DecisionRelation.Kind.RELATES_TO

@@ -1,3 +1,4 @@
+import hashlib
 import struct
 import zlib
 
@@ -8,7 +9,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
-from catalogue.models import DecisionRecord, DecisionRelation, Document, Registry, Topic
+from catalogue.models import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    Document,
+    Registry,
+    Topic,
+)
 
 PASSWORD = "a long sample password"
 
@@ -86,6 +94,19 @@ class DecisionRecordFactory(DjangoModelFactory):
             DecisionRelation.objects.create(
                 source=successor, kind=DecisionRelation.Kind.SUPERSEDES, target=self
             )
+
+
+class DecisionImageFactory(DjangoModelFactory):
+    """A PNG stored with a published decision record."""
+
+    class Meta:
+        model = DecisionImage
+
+    decision = factory.SubFactory(DecisionRecordFactory)
+    name = "img/diagram.png"
+    content_type = "image/png"
+    data = factory.LazyFunction(lambda: png_bytes())
+    digest = factory.LazyAttribute(lambda image: hashlib.sha256(image.data).hexdigest())
 
 
 class UserFactory(DjangoModelFactory):

@@ -32,13 +32,13 @@ RELATION_PERMISSIONS = {
 
 
 def grant_relation_permissions(apps, schema_editor):
-    # Permissions are made after all migrations run; make them now.
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    # Permissions are made after all migrations run; make the new ones now.
     catalogue = apps.get_app_config("catalogue")
     catalogue.models_module = True
     create_permissions(catalogue, apps=apps, verbosity=0)
     catalogue.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
     for name, codenames in RELATION_PERMISSIONS.items():
         group = Group.objects.filter(name=name).first()
         if group is not None:

@@ -8,6 +8,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
 from tests.factories import png_bytes
+from tests.html import csp_refusals
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,17 +70,7 @@ def team_folder(tmp_path):
 def test_an_imported_record_renders_with_no_csp_violation(
     page, live_server, team_folder
 ):
-    # Chromium reports what the policy refused on the console too (the site
-    # has no favicon, whose 404 is not a refusal).
-    refused = []
-    page.on(
-        "console",
-        lambda message: (
-            refused.append(message.text)
-            if "Content Security Policy" in message.text
-            else None
-        ),
-    )
+    refused = csp_refusals(page)
     page.add_init_script(WATCH)
 
     page.goto(f"{live_server.url}/decisions/ADR-001/")

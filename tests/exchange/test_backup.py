@@ -1,7 +1,6 @@
 """export_record and import_record: a snapshot restores with nothing lost."""
 
 import datetime
-import hashlib
 import io
 import json
 
@@ -11,7 +10,6 @@ from django.core.management import CommandError, call_command
 from taggit.models import Tag, TaggedItem
 
 from catalogue.models import (
-    DecisionImage,
     DecisionRecord,
     DecisionRelation,
     Document,
@@ -25,15 +23,13 @@ from catalogue.models import (
 from editorial import workflow
 from exchange.backup import RECORD_MODELS, record_models
 from tests.factories import (
+    DecisionImageFactory,
     DecisionRecordFactory,
     DocumentFactory,
     UserFactory,
-    png_bytes,
 )
 
 pytestmark = pytest.mark.django_db
-
-PNG = png_bytes()
 
 
 def snapshot():
@@ -87,13 +83,7 @@ def rich_record(imported_seed):
     older = DecisionRecordFactory(
         number=26, body="## Context\n\n![Axes](img/axes.png)", superseded_by=later
     )
-    DecisionImage.objects.create(
-        decision=older,
-        name="img/axes.png",
-        content_type="image/png",
-        data=PNG,
-        digest=hashlib.sha256(PNG).hexdigest(),
-    )
+    DecisionImageFactory(decision=older, name="img/axes.png")
 
 
 def test_snapshot_restores_into_an_empty_database_field_by_field(rich_record, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from catalogue.models import DecisionImage
-from tests.factories import DecisionRecordFactory, png_bytes
+from tests.factories import DecisionImageFactory, DecisionRecordFactory, png_bytes
 from tests.html import facts_of, soup_of
 
 pytestmark = pytest.mark.django_db
@@ -139,13 +139,11 @@ def test_a_stored_image_is_served_with_its_type_and_cached_for_good(client, impo
 
 
 def test_an_svg_is_served_unable_to_run_anything(client):
-    decision = DecisionRecordFactory(number=4)
-    DecisionImage.objects.create(
-        decision=decision,
+    DecisionImageFactory(
+        decision=DecisionRecordFactory(number=4),
         name="flow.svg",
         content_type="image/svg+xml",
         data=SVG,
-        digest=hashlib.sha256(SVG).hexdigest(),
     )
 
     response = client.get("/decisions/ADR-004/images/flow.svg")
@@ -157,13 +155,8 @@ def test_an_svg_is_served_unable_to_run_anything(client):
 
 
 def test_a_drafts_image_is_not_served(client):
-    draft = DecisionRecordFactory(number=5, draft=True)
-    DecisionImage.objects.create(
-        decision=draft,
-        name="a.png",
-        content_type="image/png",
-        data=PNG,
-        digest=hashlib.sha256(PNG).hexdigest(),
+    DecisionImageFactory(
+        decision=DecisionRecordFactory(number=5, draft=True), name="a.png"
     )
 
     assert client.get("/decisions/ADR-005/images/a.png").status_code == 404
