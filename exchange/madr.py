@@ -43,7 +43,7 @@ NOT_DECISION_RE = re.compile(
     re.I,
 )
 # A template's title is a placeholder: "# NUMBER. TITLE", "# {short title …}".
-TEMPLATE_TITLE_RE = re.compile(r"#\s+(?:NUMBER\.\s+TITLE|[{\[].*[}\]])\s*")
+TEMPLATE_TITLE_RE = re.compile(r"#\s+(?:NUMBER\.\s+TITLE|\{[^{}]*\}|\[[^\[\]]*\])\s*")
 ATX_RE = re.compile(r"(?P<marks>#{1,6})(?:\s+(?P<text>.*?))?(?:\s+#+)?\s*")
 TITLE_NUMBER_RE = re.compile(
     r"(?:ADR[-\s]?)?0*(?P<number>\d+)(?:\.\s+|\s*[:–—-]\s+)", re.I
@@ -429,9 +429,8 @@ def _read_status(parsed, sources, in_section):
     for source in sources:
         found = []
         for text, line in source:
-            for clause in CLAUSE_RE.split(text):
-                clause = clause.strip()
-                relation = clause and _relation(parsed, clause, line, in_section)
+            for clause in filter(None, map(str.strip, CLAUSE_RE.split(text))):
+                relation = _relation(parsed, clause, line, in_section)
                 if relation is None:
                     found.append((clause, line))
                 elif relation == (Kind.SUPERSEDES, True):
@@ -440,9 +439,10 @@ def _read_status(parsed, sources, in_section):
     if not words:
         parsed.status = implied
         return
+    # The first clause says the status; any further ones are kept with it.
     written = "; ".join(clause for clause, _ in words)
-    parsed.status, exact = place_status(written)
-    if not exact:
+    parsed.status, exact = place_status(words[0][0])
+    if not exact or len(words) > 1:
         parsed.status_text = written
     line = words[0][1]
     if not parsed.status:
@@ -470,19 +470,19 @@ def place_status(written):
 
 def _relation(parsed, clause, line, in_section):
     """Record the relation ``clause`` states; its (kind, inverse), or None."""
+    refs = references(clause)
     match = RELATION_RE.fullmatch(clause)
     if match is not None:
         kind, inverse = RELATION_WORDS[match["words"].lower()]
-    elif in_section and (other := OTHER_RELATION_RE.fullmatch(clause)):
+        if not refs:
+            if not match["rest"]:
+                return None  # "Supersedes" alone names nothing: a word.
+            parsed.note(line, f"{clause!r} names no record; left out")
+    elif in_section and refs and (other := OTHER_RELATION_RE.fullmatch(clause)):
         kind, inverse = Kind.RELATES_TO, False
         parsed.note(line, f"{other['words']!r} read as relates to")
     else:
         return None
-    refs = references(clause)
-    if not refs:
-        if match is not None and not match["rest"]:
-            return None  # "Superseded", a status word, names nothing.
-        parsed.note(line, f"{clause!r} names no record; left out")
     for ref in refs:
         parsed.relations.append(RelationRef(kind, inverse, ref, line))
     return kind, inverse
@@ -646,9 +646,13 @@ def format_decision(decision, relations):
     status = decision.status_text or decision.status
     if status:
         front["status"] = status
-    if decision.decided_on is not None:
-        front["date"] = decision.decided_on
-    front.update(decision.metadata)
+    # An unreadable date was kept as written among the other facts.
+    date = decision.decided_on or decision.metadata.get("date")
+    if date is not None:
+        front["date"] = date
+    front.update(
+        (key, value) for key, value in decision.metadata.items() if key != "date"
+    )
     front.update(relations)
     head = ""
     if front:

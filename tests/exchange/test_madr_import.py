@@ -579,3 +579,24 @@ def test_images_are_imported_with_their_record(tmp_path):
     (folder / "img" / "cache layout.png").write_bytes(png_bytes(colour=(200, 0, 0)))
     assert "0 created, 1 updated, 0 unchanged." in run(folder)
     assert bytes(DecisionImage.objects.get().data) == png_bytes(colour=(200, 0, 0))
+
+
+def test_a_status_section_with_more_than_the_status_keeps_it_all(tmp_path):
+    folder = write_folder(
+        tmp_path,
+        {
+            "0008-a.md": "# 8. A\n\n## Status\n\nAccepted\n\n"
+            "Agreed in [the review](https://example.org/review).\n\n## Context\n\nC.\n"
+        },
+    )
+
+    report = run(folder)
+
+    assert records()[8] == (
+        "A",
+        "accepted",
+        "Accepted; Agreed in [the review](https://example.org/review).",
+        None,
+    )
+    assert relations() == []
+    assert "read as accepted" in report
