@@ -12,11 +12,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from django.db import transaction
+from django.db.models import FilteredRelation, Q
 
 from catalogue.identifiers import NAME_IN_TEXT_RE, Identifier, identifier_path
 from catalogue.models import (
     PUBLIC_STATUSES,
     DecisionRecord,
+    DecisionRelation,
     DecisionStatus,
     Document,
     DocumentStatus,
@@ -28,6 +30,7 @@ RETIRED_STATUSES = {
     DocumentStatus.SUPERSEDED,
     DocumentStatus.WITHDRAWN,
     DecisionStatus.DEPRECATED,
+    DecisionStatus.REJECTED,
 }
 
 
@@ -131,20 +134,39 @@ def resolve(texts):
 
 
 def _decision_targets(numbers):
+    # Rows, not models; one row per successor, the lowest-numbered public one
+    # named in the link's note.
+    supersession = FilteredRelation(
+        "inverse_relations",
+        condition=Q(inverse_relations__kind=DecisionRelation.Kind.SUPERSEDES),
+    )
+    rows = (
+        DecisionRecord.objects.public()
+        .filter(number__in=numbers)
+        .annotate(supersession=supersession)
+        .order_by("number", "supersession__source__number")
+        .values_list(
+            "number",
+            "status",
+            "supersession__source__number",
+            "supersession__source__status",
+            "supersession__source__published_at",
+        )
+    )
     targets = _Targets(DecisionRecord, "catalogue:decision-detail")
-    decisions = DecisionRecord.objects.public().filter(number__in=numbers)
-    for decision in decisions.select_related("superseded_by"):
-        successor = decision.superseded_by
-        if successor is not None and successor.is_public:
-            successor = targets.target(
-                successor.PREFIX, successor.number, successor.status
-            )
-        else:
-            successor = None
+    statuses, successors = {}, {}
+    for number, status, *successor in rows:
+        statuses[number] = status
+        if successor[2] is not None and number not in successors:
+            successors[number] = targets.target(DecisionRecord.PREFIX, *successor[:2])
+    for number, status in statuses.items():
         yield (
-            (decision.PREFIX, decision.number),
+            (DecisionRecord.PREFIX, number),
             targets.target(
-                decision.PREFIX, decision.number, decision.status, successor=successor
+                DecisionRecord.PREFIX,
+                number,
+                status,
+                successor=successors.get(number),
             ),
         )
 

@@ -6,10 +6,9 @@ publishes it.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from catalogue.models import DecisionRecord
+from catalogue.models import DecisionRecord, DecisionRelation
 from catalogue.references import write_references
 from editorial.steps import Step, audited, require, taking
 from public import scopes
@@ -46,11 +45,12 @@ def publish_decision(*, decision, user):
 
 
 def set_supersedes(*, decision, superseded, user):
-    """Make ``decision`` the successor of exactly the records in ``superseded``.
+    """Make ``decision`` supersede exactly the records in ``superseded``.
 
-    Supersession is kept on the older record (``superseded_by``), so marking
-    ADR-061 as superseding ADR-026 shows "superseded by ADR-061" on ADR-026
-    without a second edit. Records no longer listed go back to accepted.
+    Supersession is one relation, shown on both records, so marking ADR-061
+    as superseding ADR-026 shows "superseded by ADR-061" on ADR-026 without a
+    second edit, and marks ADR-026 superseded. A record no longer superseded
+    by anything goes back to accepted.
     """
     require(user, EDIT_DECISION.permission, EDIT_DECISION.doing)
     superseded = {other.pk for other in superseded}
@@ -58,17 +58,29 @@ def set_supersedes(*, decision, superseded, user):
         raise ValidationError(
             f"{decision.identifier} cannot supersede itself.", code="supersedes_self"
         )
+    kind = DecisionRelation.Kind.SUPERSEDES
     with transaction.atomic(), audited(user):
-        for other in DecisionRecord.objects.select_for_update().filter(
-            Q(superseded_by=decision) | Q(pk__in=superseded)
-        ):
-            if other.pk in superseded and other.superseded_by_id != decision.pk:
-                other.superseded_by = decision
-                other.status = DecisionRecord.Status.SUPERSEDED
-            elif other.pk not in superseded:
-                other.superseded_by = None
-                other.status = DecisionRecord.Status.ACCEPTED
-            else:
-                continue
-            other.save()
+        relations = DecisionRelation.objects.filter(source=decision, kind=kind)
+        current = set(relations.values_list("target", flat=True))
+        for relation in relations.exclude(target__in=superseded):
+            relation.delete()
+        for pk in superseded - current:
+            DecisionRelation.objects.create(source=decision, kind=kind, target_id=pk)
+        changed = DecisionRecord.objects.select_for_update().filter(
+            pk__in=superseded ^ current
+        )
+        still_superseded = set(
+            DecisionRelation.objects.filter(
+                kind=kind, target__in=superseded ^ current
+            ).values_list("target", flat=True)
+        )
+        for other in changed:
+            status = (
+                other.Status.SUPERSEDED
+                if other.pk in still_superseded
+                else other.Status.ACCEPTED
+            )
+            if (other.status, other.status_text) != (status, ""):
+                other.status, other.status_text = status, ""
+                other.save(update_fields=["status", "status_text", "updated_at"])
             scopes.decision_changed(other)

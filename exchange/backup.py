@@ -20,7 +20,10 @@ from django.db import connection, transaction
 from pagecache.generations import expire_everything
 
 FORMAT = "anthology-record"
-VERSION = 1
+VERSION = 2
+# Snapshots of version 1 kept a decision record's successor on the record
+# (``superseded_by``); version 2 keeps it as the successor's relation.
+READABLE_VERSIONS = {1, 2}
 
 # Every model the record is made of, in the order a restore saves them (a
 # model after the ones it refers to by natural key). Adding a model to the
@@ -32,6 +35,8 @@ RECORD_MODELS = [
     "catalogue.Topic",
     "catalogue.Preface",
     "catalogue.DecisionRecord",
+    "catalogue.DecisionRelation",
+    "catalogue.DecisionImage",
     "catalogue.Document",
     "catalogue.DocumentVersion",
     "catalogue.Revision",
@@ -103,11 +108,13 @@ def import_record(stream):
         raise BackupError(f"not a snapshot: {error}") from error
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BackupError(f"not a snapshot: no {FORMAT!r} format marker")
-    if data.get("version") != VERSION:
+    if data.get("version") not in READABLE_VERSIONS:
         raise BackupError(
             f"snapshot version {data.get('version')!r} cannot be read; "
-            f"this version reads version {VERSION}"
+            f"this version reads versions {sorted(READABLE_VERSIONS)}"
         )
+    if data["version"] == 1:
+        data["objects"] = _successors_as_relations(data["objects"])
     unknown = sorted(set(data.get("models", [])) - set(RECORD_MODELS))
     if unknown:
         raise BackupError(f"the snapshot holds models this version lacks: {unknown}")
@@ -136,6 +143,26 @@ def import_record(stream):
         connection.check_constraints(table_names=tables)
         _reset_sequences()
     return counts
+
+
+def _successors_as_relations(objects):
+    """Version 1's objects with each decision record's successor as a relation."""
+    relations = []
+    for obj in objects:
+        if obj.get("model") == "catalogue.decisionrecord":
+            successor = obj["fields"].pop("superseded_by", None)
+            if successor is not None:
+                relations.append(
+                    {
+                        "model": "catalogue.decisionrelation",
+                        "fields": {
+                            "source": successor,
+                            "kind": "supersedes",
+                            "target": obj["pk"],
+                        },
+                    }
+                )
+    return [*objects, *relations]
 
 
 def _reset_sequences():

@@ -26,6 +26,7 @@ from django.db.models import (
     F,
     Func,
     OuterRef,
+    Prefetch,
     Q,
     Subquery,
     TextField,
@@ -40,7 +41,7 @@ from taggit.models import TaggedItem
 
 from catalogue.citations import Citation
 from catalogue.identifiers import Identifier
-from catalogue.models import PUBLIC_STATUSES, Document, Registry
+from catalogue.models import PUBLIC_STATUSES, DecisionRelation, Document, Registry
 
 BOM = "\ufeff".encode()
 CHUNK_BYTES = 64 * 1024
@@ -399,7 +400,14 @@ def topic_chunks(queryset):
 
 def decision_record_chunks(queryset):
     yield csv_line(DECISION_COLUMNS).encode()
-    rows = queryset.order_by("number").select_related("superseded_by")
+    successors = Prefetch(
+        "inverse_relations",
+        DecisionRelation.objects.filter(
+            kind=DecisionRelation.Kind.SUPERSEDES
+        ).select_related("source"),
+        to_attr="supersessions",
+    )
+    rows = queryset.order_by("number").prefetch_related(successors)
     yield from buffered(
         csv_line(
             [
@@ -408,7 +416,9 @@ def decision_record_chunks(queryset):
                 decision.title,
                 decision.status,
                 decision.decided_on.isoformat() if decision.decided_on else "",
-                decision.superseded_by.identifier if decision.superseded_by else "",
+                ", ".join(
+                    relation.source.identifier for relation in decision.supersessions
+                ),
                 decision.body,
                 timestamp(decision.created_at),
                 timestamp(decision.updated_at),

@@ -1,8 +1,9 @@
-"""Importers of whole files: a topic's text and a folder of decisions.
+"""The importer of a topic's text, and the report every importer gives.
 
-Each is all or nothing: the input is checked whole, every problem is
+An import is all or nothing: the input is checked whole, every problem is
 reported by place (``ImportRefused``), and nothing is written unless there is
-none. Documents are written through the one ``DocumentWriter``.
+none. Documents are written through the one ``DocumentWriter``. (A folder of
+decision records is imported by ``exchange.decision_folders``.)
 """
 
 import copy
@@ -14,13 +15,9 @@ from auditlog.context import set_actor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone
 from django.utils.text import slugify
 
-from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
-from catalogue.references import write_references
-from exchange.madr import parse_folder
+from catalogue.models import Document, Preface, Registry, Topic
 from exchange.problems import ImportRefused, Problem
 from exchange.writer import DocumentWrite, DocumentWriter
 from pagecache.generations import expire_everything
@@ -44,6 +41,8 @@ class ImportReport:
     tallies: dict = field(default_factory=dict)
     # (prefix, total the count line states, public documents in the record)
     totals: list = field(default_factory=list)
+    # What was read otherwise than written, or left out (``Problem``s).
+    notes: list = field(default_factory=list)
 
     def count(self, kind, outcome, n=1):
         self.tallies.setdefault(kind, Counter())[outcome] += n
@@ -57,7 +56,12 @@ class ImportReport:
     def __str__(self):
         lines = [
             f"{kind}: {tally['created']} created, {tally['updated']} updated, "
-            f"{tally['unchanged']} unchanged."
+            f"{tally['unchanged']} unchanged"
+            + (
+                f", {tally['kept as edited']} kept as an editor changed them."
+                if tally["kept as edited"]
+                else "."
+            )
             for kind, tally in self.tallies.items()
         ]
         lines.extend(
@@ -67,6 +71,7 @@ class ImportReport:
         )
         if not self.changed:
             lines.append("Nothing changed.")
+        lines.extend(f"Note: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -277,112 +282,3 @@ def _update(row, document, topic):
     for name, value in changes.items():
         setattr(document, name, value)
     return DocumentWrite(document, before=before)
-
-
-# A folder of decisions
-
-
-def import_decisions(folder):
-    """Create or update the decision records of a folder of MADR files.
-
-    All or nothing: any problem raises ImportRefused and nothing is written.
-    A re-import of the same folder changes nothing. Imported decisions are
-    published (the folder is the team's own record); supersession is set
-    both ways from either file's "Superseded by" or "Supersedes".
-    """
-    parsed_files, problems = parse_folder(folder)
-    report = ImportReport()
-    with transaction.atomic():
-        expire_everything()
-        existing = {
-            decision.number: decision
-            for decision in DecisionRecord.objects.select_for_update()
-        }
-        successor_of = _successors(parsed_files)
-        known = set(existing) | {parsed.number for parsed in parsed_files}
-        problems.extend(_unknown_decisions(successor_of, known))
-        now = timezone.now()
-        read = {}
-        for parsed in parsed_files:
-            decision, changed = _decision_for(parsed, existing, now)
-            try:
-                decision.clean_fields(exclude=["superseded_by", "published_by"])
-            except ValidationError as error:
-                problems.extend(
-                    parsed.problem(0, f"{name}: {message}")
-                    for name, messages in error.message_dict.items()
-                    for message in messages
-                )
-                continue
-            read[parsed.number] = (decision, not decision.pk, changed)
-        if problems:
-            raise ImportRefused(problems)
-        written = [
-            decision for decision, new, changed in read.values() if new or changed
-        ]
-        for decision in written:
-            decision.save()
-        write_references(decisions=written)
-        moved = _link_successors(
-            successor_of, {**existing, **{n: d for n, (d, _, _) in read.items()}}
-        )
-        for number, (_, new, changed) in read.items():
-            if new:
-                report.count("Decision records", "created")
-            elif changed or number in moved:
-                report.count("Decision records", "updated")
-            else:
-                report.count("Decision records", "unchanged")
-    return report
-
-
-def _successors(parsed_files):
-    """``{older: (newer, the file that says so)}`` from every file's relations."""
-    successor_of = {}
-    for parsed in parsed_files:
-        if parsed.superseded_by is not None:
-            successor_of[parsed.number] = (parsed.superseded_by, parsed)
-        for older in parsed.supersedes:
-            successor_of.setdefault(older, (parsed.number, parsed))
-    return successor_of
-
-
-def _unknown_decisions(successor_of, known):
-    return [
-        parsed.problem(
-            0, f"{Identifier(DecisionRecord.PREFIX, number)} is not in the record"
-        )
-        for older, (newer, parsed) in successor_of.items()
-        for number in (older, newer)
-        if number not in known
-    ]
-
-
-def _decision_for(parsed, existing, now):
-    """The decision ``parsed`` describes, changed to read as it does (unsaved),
-    and whether anything changed."""
-    decision = existing.get(parsed.number) or DecisionRecord(
-        number=parsed.number, published_at=now
-    )
-    values = {
-        "title": parsed.title,
-        "status": parsed.status,
-        "decided_on": parsed.decided_on,
-        "body": parsed.body,
-    }
-    changed = {n: v for n, v in values.items() if getattr(decision, n) != v}
-    for name, value in changed.items():
-        setattr(decision, name, value)
-    return decision, bool(changed)
-
-
-def _link_successors(successor_of, by_number):
-    """Set each older decision's successor; the numbers of those that moved."""
-    moved = set()
-    for older, (newer, _) in successor_of.items():
-        decision = by_number[older]
-        if decision.superseded_by_id != by_number[newer].pk:
-            decision.superseded_by = by_number[newer]
-            decision.save()
-            moved.add(older)
-    return moved

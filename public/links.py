@@ -9,10 +9,14 @@ stay plain text.
 import re
 from html import escape
 
+from django.db.models import Q
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
+from catalogue.identifiers import Identifier, identifier_path
+from catalogue.models import DecisionRecord
 from catalogue.references import names_in
+from exchange.madr import name_parts, references
 
 TAG_RE = re.compile(r"(<[^>]*>)")
 LINK_START_RE = re.compile(r"<a[\s>]")
@@ -81,3 +85,33 @@ def _link(written, name, target):
     if not notes:
         return link
     return f'{link} <span class="reference-note">({"; ".join(notes)})</span>'
+
+
+def decision_files(texts):
+    """The pages of public decision records, by the names of their files that
+    ``texts`` link to (``0003-aws-networking.md``), so a link to a sibling
+    file leads to its record: by the file a record was imported from, else by
+    the number the name starts with. One query, none without such links."""
+    names = {ref for text in texts for ref in references(text) if isinstance(ref, str)}
+    if not names:
+        return {}
+    numbered = {name: name_parts(name) or {} for name in names}
+    numbered = {
+        name: parts["number"] for name, parts in numbered.items() if "number" in parts
+    }
+    rows = (
+        DecisionRecord.objects.public()
+        .filter(Q(source_name__in=names) | Q(number__in=numbered.values()))
+        .values_list("number", "source_name")
+    )
+    by_name, public = {}, set()
+    for number, source_name in rows:
+        by_name[source_name] = number
+        public.add(number)
+    path = identifier_path("catalogue:decision-detail")
+    files = {}
+    for name in names:
+        number = by_name.get(name, numbered.get(name))
+        if number in public:
+            files[name] = path(Identifier(DecisionRecord.PREFIX, number))
+    return files

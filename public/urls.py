@@ -50,6 +50,11 @@ decisions = [
         views.DecisionRecordDetailView.as_view(),
         name="decision-detail",
     ),
+    path(
+        "decisions/<identifier:identifier>/images/<path:name>",
+        views.decision_image,
+        name="decision-image",
+    ),
 ]
 
 # A document's own pages, at its permanent identifier (LIT-004/, LIT-004/v2/).

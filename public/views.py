@@ -2,16 +2,29 @@
 search. Only what a reader may see is ever listed or shown."""
 
 from django.core.exceptions import BadRequest
-from django.http import Http404
+from django.db.models import Prefetch, Q
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.http import quote_etag
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.filters import DocumentFilter
-from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
+from catalogue.models import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    Document,
+    Preface,
+    Registry,
+    Topic,
+)
 from catalogue.references import resolve
 from exchange.citation_formats import citation_response
 from public import search
+from public.links import decision_files, link_names_in_html
+from public.markdown import render_markdown
 from public.rows import TableRow, document_rows, row_values
 from public.versions import version_comparison
 
@@ -280,21 +293,34 @@ class DocumentVersionView(DocumentDetailView):
 class DecisionRecordListView(ListView):
     """The decision records, in number order.
 
-    Template: ``catalogue/decisionrecord_list.html``. Context: ``decisions``.
+    Template: ``catalogue/decisionrecord_list.html``. Context: ``decisions``,
+    each with ``successors`` (the public records superseding it).
     """
 
     context_object_name = "decisions"
     paginate_by = ROWS_PER_PAGE
 
     def get_queryset(self):
-        return DecisionRecord.objects.public().select_related("superseded_by")
+        return DecisionRecord.objects.public().prefetch_related(
+            Prefetch(
+                "inverse_relations",
+                DecisionRelation.objects.filter(
+                    kind=DecisionRelation.Kind.SUPERSEDES,
+                    source__published_at__isnull=False,
+                ).select_related("source"),
+                to_attr="successors",
+            )
+        )
 
 
 class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
     """A decision record's own page, at its identifier (ADR-026).
 
     Template: ``catalogue/decisionrecord_detail.html``. Context: ``decision``,
-    ``references``, ``referenced_by``, ``decisions_referencing``.
+    ``body`` (its Markdown as HTML: names, sibling files and its images
+    linked), ``relations`` ((label, public record) pairs, both ways),
+    ``metadata`` ((label, text) pairs), ``references``, ``referenced_by``,
+    ``decisions_referencing``.
     """
 
     context_object_name = "decision"
@@ -304,18 +330,32 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
         if identifier.prefix != DecisionRecord.PREFIX:
             raise Http404("Not a decision record.")
         try:
-            return (
-                DecisionRecord.objects.public()
-                .select_related("superseded_by")
-                .get(number=identifier.number)
-            )
+            return DecisionRecord.objects.public().get(number=identifier.number)
         except DecisionRecord.DoesNotExist:
             raise Http404(f"No decision record {identifier}.") from None
 
     def get_context_data(self, **kwargs):
         decision = self.object
+        references = resolve([decision.body])
+        images = {
+            name: reverse(
+                "catalogue:decision-image",
+                kwargs={"identifier": decision.identifier, "name": name},
+            )
+            + f"?v={digest[:16]}"
+            for name, digest in decision.images.values_list("name", "digest")
+        }
+        body = render_markdown(
+            decision.body, files=decision_files([decision.body]), images=images
+        )
         return super().get_context_data(
-            references=resolve([decision.body]),
+            body=link_names_in_html(body, references),
+            relations=decision_relations(decision),
+            metadata=[
+                (str(key).replace("-", " ").capitalize(), _metadata_text(value))
+                for key, value in decision.metadata.items()
+            ],
+            references=references,
             referenced_by=Document.objects.public()
             .naming(decision.identifier)
             .in_number_order(),
@@ -324,6 +364,64 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             ),
             **kwargs,
         )
+
+
+def decision_relations(decision):
+    """``(label, record)`` for every relation of ``decision`` to a public
+    record, read from its side: "Supersedes ADR-002", "Amended by ADR-005"."""
+    rows = (
+        DecisionRelation.objects.filter(
+            Q(source=decision, target__published_at__isnull=False)
+            | Q(target=decision, source__published_at__isnull=False)
+        )
+        .select_related("source", "target")
+        .order_by("kind", "source__number", "target__number")
+    )
+    relations = []
+    for relation in rows:
+        if relation.source_id == decision.pk:
+            relations.append((relation.get_kind_display(), relation.target))
+        else:
+            kind = DecisionRelation.Kind(relation.kind)
+            relations.append((kind.inverse_label, relation.source))
+    return relations
+
+
+def _metadata_text(value):
+    if isinstance(value, list):
+        return ", ".join(_metadata_text(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_metadata_text(v)}" for k, v in value.items())
+    return "" if value is None else str(value)
+
+
+# An image's URL names its digest (``?v=``): under it the bytes never change.
+IMMUTABLE = {"public": True, "max_age": 365 * 24 * 3600, "immutable": True}
+REVALIDATE = {"public": True, "max_age": 0, "must_revalidate": True}
+# An SVG opened on its own runs as a page: it may load and run nothing.
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
+def decision_image(request, identifier, name):
+    """An image of a public decision record, as imported with it, with its own
+    content type; cached for good under the URL its page links to."""
+    if identifier.prefix != DecisionRecord.PREFIX:
+        raise Http404("Not a decision record.")
+    image = get_object_or_404(
+        DecisionImage.objects.filter(decision__published_at__isnull=False),
+        decision__number=identifier.number,
+        name=name,
+    )
+    etag = quote_etag(image.digest)
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        response = HttpResponse(bytes(image.data), content_type=image.content_type)
+    response["ETag"] = etag
+    current = request.GET.get("v") == image.digest[:16]
+    patch_cache_control(response, **(IMMUTABLE if current else REVALIDATE))
+    if image.content_type == "image/svg+xml":
+        response["Content-Security-Policy"] = SVG_POLICY
+    return response
 
 
 def _search_results(request):

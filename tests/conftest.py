@@ -93,6 +93,13 @@ def editorial_groups(transactional_db):
             ("catalogue", "0003_editorial_groups")
         )
         migration.create_groups(state.apps, None)
+        relations = importlib.import_module(
+            "catalogue.migrations.0008_decision_formats"
+        )
+        state = MigrationExecutor(connection).loader.project_state(
+            ("catalogue", "0008_decision_formats")
+        )
+        relations.grant_relation_permissions(state.apps, None)
 
 
 @pytest.fixture(scope="session", autouse=True)

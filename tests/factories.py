@@ -1,3 +1,7 @@
+import hashlib
+import struct
+import zlib
+
 import factory
 from django.contrib.auth.models import Group, User
 from django.db.models import Max
@@ -5,7 +9,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
-from catalogue.models import DecisionRecord, Document, Registry, Topic
+from catalogue.models import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    Document,
+    Registry,
+    Topic,
+)
 
 PASSWORD = "a long sample password"
 
@@ -62,8 +73,12 @@ class DocumentFactory(DjangoModelFactory):
 
 
 class DecisionRecordFactory(DjangoModelFactory):
+    """A published decision record; ``superseded_by=newer`` also makes ``newer``
+    supersede it (a relation row, as the workflow keeps it)."""
+
     class Meta:
         model = DecisionRecord
+        skip_postgeneration_save = True
 
     class Params:
         draft = factory.Trait(published_at=None)
@@ -72,6 +87,26 @@ class DecisionRecordFactory(DjangoModelFactory):
     title = factory.Faker("sentence", nb_words=5)
     status = DecisionRecord.Status.ACCEPTED
     published_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def superseded_by(self, create, successor, **kwargs):
+        if create and successor is not None:
+            DecisionRelation.objects.create(
+                source=successor, kind=DecisionRelation.Kind.SUPERSEDES, target=self
+            )
+
+
+class DecisionImageFactory(DjangoModelFactory):
+    """A PNG stored with a published decision record."""
+
+    class Meta:
+        model = DecisionImage
+
+    decision = factory.SubFactory(DecisionRecordFactory)
+    name = "img/diagram.png"
+    content_type = "image/png"
+    data = factory.LazyFunction(lambda: png_bytes())
+    digest = factory.LazyAttribute(lambda image: hashlib.sha256(image.data).hexdigest())
 
 
 class UserFactory(DjangoModelFactory):
@@ -103,3 +138,20 @@ class UserFactory(DjangoModelFactory):
         user = super()._create(model_class, *args, **kwargs)
         user.role = role
         return user
+
+
+def png_bytes(width=4, height=3, colour=(30, 90, 160)):
+    """A real PNG image of one colour, made here (no image file in the repository)."""
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\x00" + bytes(colour) * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )

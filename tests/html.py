@@ -51,3 +51,25 @@ def form_data(response, selector="#content-main form"):
         if values:
             data.setdefault(name, []).extend(values)
     return {name: v[0] if len(v) == 1 else v for name, v in data.items()}
+
+
+def facts_of(soup):
+    """A page's facts list (``.facts``) as (term, text) pairs."""
+    terms, texts = soup.select(".facts dt"), soup.select(".facts dd")
+    return [(dt.get_text(), dd.get_text()) for dt, dd in zip(terms, texts, strict=True)]
+
+
+def csp_refusals(page):
+    """What Chromium reports the Content-Security-Policy refused on ``page``,
+    as it happens (its console messages; a 404, such as a favicon's, is not
+    one)."""
+    refused = []
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text)
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    return refused

@@ -7,12 +7,19 @@ tables, migrations, permissions and admin URLs name ``catalogue``.
 from catalogue.models import audit  # noqa: F401  (registers the audit trail)
 from catalogue.models.choices import (
     PUBLIC_STATUSES,
+    DecisionRelationKind,
     DecisionStatus,
     DocumentStatus,
     RevisionStatus,
     TopicFlavour,
 )
-from catalogue.models.decision import DecisionRecord, DecisionRecordQuerySet
+from catalogue.models.decision import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRecordQuerySet,
+    DecisionRelation,
+    content_digest,
+)
 from catalogue.models.document import CitedText, Document, DocumentQuerySet
 from catalogue.models.reference import BrokenReference, Reference
 from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
@@ -25,8 +32,11 @@ __all__ = [
     "PUBLIC_STATUSES",
     "BrokenReference",
     "CitedText",
+    "DecisionImage",
     "DecisionRecord",
     "DecisionRecordQuerySet",
+    "DecisionRelation",
+    "DecisionRelationKind",
     "DecisionStatus",
     "Document",
     "DocumentQuerySet",
@@ -40,4 +50,5 @@ __all__ = [
     "RevisionStatus",
     "Topic",
     "TopicFlavour",
+    "content_digest",
 ]

@@ -39,9 +39,36 @@ class RevisionStatus(models.TextChoices):
 
 
 class DecisionStatus(models.TextChoices):
-    """A decision record's standing, in the words ADR tools use."""
+    """A decision record's standing, in the words MADR and Nygard use; not
+    stated when the record's file says none or one these words cannot say
+    (the words as written are kept beside it)."""
 
+    NOT_STATED = "", _("Not stated")
     PROPOSED = "proposed", _("Proposed")
     ACCEPTED = "accepted", _("Accepted")
-    SUPERSEDED = "superseded", _("Superseded")
+    REJECTED = "rejected", _("Rejected")
     DEPRECATED = "deprecated", _("Deprecated")
+    SUPERSEDED = "superseded", _("Superseded")
+
+
+class DecisionRelationKind(models.TextChoices):
+    """How one decision record stands to another, read from the one that
+    acts: ADR-061 supersedes ADR-026, which is superseded by ADR-061."""
+
+    SUPERSEDES = "supersedes", _("Supersedes")
+    AMENDS = "amends", _("Amends")
+    CLARIFIES = "clarifies", _("Clarifies")
+    RELATES_TO = "relates_to", _("Relates to")
+
+    @property
+    def inverse_label(self):
+        """The relation read from the other record: "Superseded by"."""
+        return INVERSE_LABELS[self]
+
+
+INVERSE_LABELS = {
+    DecisionRelationKind.SUPERSEDES: _("Superseded by"),
+    DecisionRelationKind.AMENDS: _("Amended by"),
+    DecisionRelationKind.CLARIFIES: _("Clarified by"),
+    DecisionRelationKind.RELATES_TO: _("Relates to"),
+}

@@ -1,16 +1,14 @@
+import hashlib
+import json
+
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import Identifier
-from catalogue.models.choices import DecisionStatus
-from catalogue.models.fields import (
-    at_least_one,
-    one_of,
-    search_vector_field,
-    successor_field,
-    user_field,
-)
+from catalogue.models.choices import DecisionRelationKind, DecisionStatus
+from catalogue.models.fields import one_of, search_vector_field, user_field
 
 
 class DecisionRecordQuerySet(models.QuerySet):
@@ -32,17 +30,60 @@ class DecisionRecord(models.Model):
     """An architecture decision record of the anthology itself (ADR-026)."""
 
     PREFIX = "ADR"
+    # What a decision's file says of it, and so what an import compares.
+    CONTENT_FIELDS = [
+        "title",
+        "status",
+        "status_text",
+        "decided_on",
+        "metadata",
+        "body",
+    ]
 
     Status = DecisionStatus
 
+    # Teams number their first decision 0 (MADR ships 0000-use-markdown-...).
     number = models.PositiveIntegerField(unique=True)
     title = models.CharField(max_length=500)
-    status = models.CharField(max_length=20, choices=Status, default=Status.PROPOSED)
+    status = models.CharField(
+        max_length=20, choices=Status, default=Status.PROPOSED, blank=True
+    )
+    status_text = models.CharField(
+        _("status as written"),
+        max_length=500,
+        blank=True,
+        help_text=_(
+            "The status in the team's own words, where the choice above does not "
+            "say it (“Approved”, “On hold”, a link to the pull request); "
+            "empty when it does."
+        ),
+    )
     decided_on = models.DateField(null=True, blank=True)
+    metadata = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Other facts the record's file states (decision-makers, consulted, "
+            "informed), as written."
+        ),
+    )
     body = models.TextField(
         blank=True, help_text=_("Context, decision and consequences, in Markdown.")
     )
-    superseded_by = successor_field()
+    source_name = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text=_(
+            "The name of the file the record was imported from "
+            "(0026-some-title.md); links to it from other records lead here."
+        ),
+    )
+    source_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text=_("A digest of the content last imported from the file."),
+    )
     published_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -62,18 +103,16 @@ class DecisionRecord(models.Model):
             ("publish_decisionrecord", "Can publish decision records"),
         ]
         constraints = [
-            at_least_one("number", "decision_record_number_positive"),
             one_of("status", DecisionStatus, "decision_record_status_valid"),
+            models.UniqueConstraint(
+                fields=["source_name"],
+                condition=~Q(source_name=""),
+                name="unique_decision_source_name",
+            ),
         ]
 
     def __str__(self):
         return f"{self.identifier}: {self.title}"
-
-    def save(self, *args, **kwargs):
-        # A record with a successor is superseded, whoever set the successor.
-        if self.superseded_by_id is not None:
-            self.status = self.Status.SUPERSEDED
-        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse(
@@ -92,3 +131,88 @@ class DecisionRecord(models.Model):
     def reference_text(self):
         """The text whose names of other documents count as references."""
         return f"{self.title}\n{self.body}"
+
+    def content(self):
+        """What the record's file says of it: ``CONTENT_FIELDS`` by name."""
+        return {name: getattr(self, name) for name in self.CONTENT_FIELDS}
+
+    @property
+    def content_digest(self):
+        """A digest of ``content()``: equal digests, equal content."""
+        return content_digest(self.content())
+
+
+def content_digest(content):
+    """The digest of a decision record's ``content()``, however it was read."""
+    text = json.dumps(content, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class DecisionRelation(models.Model):
+    """One decision record's relation to another, kept once and shown on both:
+    ADR-061 supersedes ADR-026, and ADR-026 is superseded by ADR-061."""
+
+    Kind = DecisionRelationKind
+
+    source = models.ForeignKey(
+        DecisionRecord, on_delete=models.CASCADE, related_name="relations"
+    )
+    kind = models.CharField(max_length=20, choices=Kind)
+    target = models.ForeignKey(
+        DecisionRecord,
+        on_delete=models.CASCADE,
+        related_name="inverse_relations",
+        help_text=_("The record this one supersedes, amends, clarifies or relates to."),
+    )
+
+    class Meta:
+        ordering = ["source__number", "kind", "target__number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "kind", "target"], name="unique_decision_relation"
+            ),
+            models.CheckConstraint(
+                condition=~Q(source=models.F("target")),
+                name="decision_relation_not_to_itself",
+            ),
+            one_of("kind", DecisionRelationKind, "decision_relation_kind_valid"),
+        ]
+
+    def __str__(self):
+        return (
+            f"{self.source.identifier} {self.get_kind_display().lower()} "
+            f"{self.target.identifier}"
+        )
+
+
+class DecisionImage(models.Model):
+    """An image a decision record's body shows, kept with the record (in the
+    database, so backups and every instance have it) and served at its name."""
+
+    decision = models.ForeignKey(
+        DecisionRecord, on_delete=models.CASCADE, related_name="images"
+    )
+    name = models.CharField(
+        max_length=255,
+        help_text=_("Its path in the record's folder, as the body names it."),
+    )
+    content_type = models.CharField(max_length=100)
+    data = models.BinaryField()
+    digest = models.CharField(max_length=64, help_text=_("SHA-256 of the bytes."))
+
+    class Meta:
+        ordering = ["decision", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["decision", "name"], name="unique_decision_image_name"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.decision.identifier}: {self.name}"
+
+    def get_absolute_url(self):
+        return reverse(
+            "catalogue:decision-image",
+            kwargs={"identifier": self.decision.identifier, "name": self.name},
+        )

@@ -16,7 +16,7 @@ from taggit.utils import edit_string_for_tags
 
 from catalogue.citations import source_key, spelled_as_recorded
 from catalogue.duplicates import same_source, similar_titles
-from catalogue.models import DecisionRecord, Document, Topic
+from catalogue.models import DecisionRecord, DecisionRelation, Document, Topic
 from editorial.merge import three_way_merge
 from editorial.workflow import EDITABLE_FIELDS, editable_state, editor_state
 from public.diffs import render_word_diff
@@ -285,7 +285,8 @@ class DocumentActionForm(ActionForm):
 
 
 class DecisionRecordForm(forms.ModelForm):
-    """A decision record, and the records it supersedes (kept on theirs)."""
+    """A decision record, and the records it supersedes (kept as relations,
+    shown on theirs as "superseded by")."""
 
     supersedes = forms.ModelMultipleChoiceField(
         queryset=DecisionRecord.objects.all(),
@@ -295,7 +296,7 @@ class DecisionRecordForm(forms.ModelForm):
 
     class Meta:
         model = DecisionRecord
-        fields = ["number", "title", "status", "decided_on", "body", "superseded_by"]
+        fields = ["number", "title", "status", "status_text", "decided_on", "body"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -303,7 +304,19 @@ class DecisionRecordForm(forms.ModelForm):
             self.fields["supersedes"].queryset = DecisionRecord.objects.exclude(
                 pk=self.instance.pk
             )
-            self.initial["supersedes"] = list(self.instance.supersedes.all())
+            self.initial["supersedes"] = list(
+                DecisionRecord.objects.filter(
+                    inverse_relations__source=self.instance,
+                    inverse_relations__kind=DecisionRelation.Kind.SUPERSEDES,
+                )
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        # The words as written described the status an editor has now changed.
+        if "status" in self.changed_data and "status_text" not in self.changed_data:
+            cleaned["status_text"] = ""
+        return cleaned
 
 
 class WithdrawalForm(forms.Form):

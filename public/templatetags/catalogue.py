@@ -1,8 +1,10 @@
 from django import template
 from django.urls import reverse
+from django.utils.html import format_html
 
+from exchange.madr import place_status, unlinked
 from public.links import link_names, link_names_in_html
-from public.markdown import render_markdown
+from public.markdown import render_inline, render_markdown
 
 register = template.Library()
 
@@ -21,6 +23,29 @@ def linked(text, targets):
 def markdown_linked(text, targets):
     """Markdown rendered safely, with every name of a public record linked."""
     return link_names_in_html(render_markdown(text), targets or {})
+
+
+@register.filter
+def markdown_inline(text):
+    """One line of Markdown (a decision's title) rendered safely: `code` and
+    emphasis show as they do on GitHub."""
+    return render_inline(text)
+
+
+@register.simple_tag
+def decision_status(decision):
+    """A decision's status as its team wrote it; a word of theirs that we read
+    as one of ours says which; no status at all says it was not stated."""
+    if not decision.status_text:
+        return decision.get_status_display()
+    written = render_inline(decision.status_text)
+    if not decision.status or place_status(unlinked(decision.status_text))[1]:
+        return written
+    return format_html(
+        '{} <span class="status-read-as">(read as {})</span>',
+        written,
+        decision.get_status_display().lower(),
+    )
 
 
 CITATION_FORMATS = [("bib", "BibTeX"), ("ris", "RIS"), ("json", "CSL-JSON")]

@@ -17,6 +17,7 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
 )
+from tests.html import csp_refusals
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -119,16 +120,8 @@ def admin_pages(record):
 def visit_all(page, base, paths):
     """Visit every path; return what went wrong, by path."""
     problems = {}
-    dialogs, violations = [], []
+    dialogs, violations = [], csp_refusals(page)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.on(
-        "console",
-        lambda message: (
-            violations.append(message.text)
-            if "Content Security Policy" in message.text
-            else None
-        ),
-    )
     for path in paths:
         dialogs.clear()
         violations.clear()

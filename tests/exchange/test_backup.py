@@ -11,6 +11,7 @@ from taggit.models import Tag, TaggedItem
 
 from catalogue.models import (
     DecisionRecord,
+    DecisionRelation,
     Document,
     DocumentVersion,
     Preface,
@@ -21,7 +22,12 @@ from catalogue.models import (
 )
 from editorial import workflow
 from exchange.backup import RECORD_MODELS, record_models
-from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
+from tests.factories import (
+    DecisionImageFactory,
+    DecisionRecordFactory,
+    DocumentFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +52,6 @@ def empty_the_record():
     DocumentVersion.objects.all().delete()
     Document.objects.update(superseded_by=None)
     Document.objects.all().delete()
-    DecisionRecord.objects.update(superseded_by=None)
     DecisionRecord.objects.all().delete()
     for model in (Topic, Registry, Preface, User, Group):
         model.objects.all().delete()
@@ -75,7 +80,10 @@ def rich_record(imported_seed):
     lit4.save()
     DocumentFactory(number=901, draft=True, unfiled=True, registry=lit4.registry)
     later = DecisionRecordFactory(number=59, decided_on=datetime.date(2025, 5, 1))
-    DecisionRecordFactory(number=26, body="## Context\n\n…", superseded_by=later)
+    older = DecisionRecordFactory(
+        number=26, body="## Context\n\n![Axes](img/axes.png)", superseded_by=later
+    )
+    DecisionImageFactory(decision=older, name="img/axes.png")
 
 
 def test_snapshot_restores_into_an_empty_database_field_by_field(rich_record, tmp_path):
@@ -116,7 +124,7 @@ def test_snapshot_says_what_it_is(rich_record, tmp_path):
 
     assert (data["format"], data["version"], data["models"]) == (
         "anthology-record",
-        1,
+        2,
         RECORD_MODELS,
     )
     assert "48G × 7G" in path.read_text(encoding="utf-8")
@@ -137,7 +145,7 @@ def test_restore_refuses_a_database_that_holds_a_record(rich_record, tmp_path):
     [
         ("not json", "not a snapshot"),
         ('{"format": "other"}', "no 'anthology-record' format marker"),
-        ('{"format": "anthology-record", "version": 2}', "version 2 cannot be read"),
+        ('{"format": "anthology-record", "version": 3}', "version 3 cannot be read"),
     ],
 )
 def test_restore_refuses_what_is_not_a_snapshot_it_reads(tmp_path, content, message):
@@ -146,6 +154,46 @@ def test_restore_refuses_what_is_not_a_snapshot_it_reads(tmp_path, content, mess
 
     with pytest.raises(CommandError, match=message):
         call_command("import_record", str(path), stdout=io.StringIO())
+
+
+def test_a_version_1_snapshot_restores_successors_as_relations(rich_record, tmp_path):
+    path = tmp_path / "record.json"
+    call_command("export_record", str(path), stdout=io.StringIO())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # Version 1 kept the successor on the older record, and had no images.
+    data["version"] = 1
+    data["models"] = [
+        m for m in data["models"] if not m.startswith("catalogue.Decision")
+    ]
+    data["models"].insert(
+        data["models"].index("catalogue.Document"), "catalogue.DecisionRecord"
+    )
+    decisions = {
+        o["pk"]: o for o in data["objects"] if o["model"] == "catalogue.decisionrecord"
+    }
+    for obj in decisions.values():
+        obj["fields"]["superseded_by"] = None
+        for name in ("status_text", "metadata", "source_name", "source_digest"):
+            del obj["fields"][name]
+    for obj in data["objects"]:
+        if obj["model"] == "catalogue.decisionrelation":
+            decisions[obj["fields"]["target"]]["fields"]["superseded_by"] = obj[
+                "fields"
+            ]["source"]
+    data["objects"] = [
+        obj
+        for obj in data["objects"]
+        if obj["model"] not in {"catalogue.decisionrelation", "catalogue.decisionimage"}
+    ]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    empty_the_record()
+
+    call_command("import_record", str(path), stdout=io.StringIO())
+
+    assert [
+        (r.source.number, r.kind, r.target.number)
+        for r in DecisionRelation.objects.all()
+    ] == [(59, "supersedes", 26)]
 
 
 def test_a_broken_snapshot_writes_nothing(rich_record, tmp_path):

@@ -237,12 +237,13 @@ def test_byte_order_mark_only_when_asked(staff_client):
 
 def test_topics_and_decision_records_export(staff_client):
     TopicFactory(name="Distributed optimization", position=3, scope="parallelism")
-    older = DecisionRecordFactory(number=26, title="One axis", body="=context")
     DecisionRecordFactory(
-        number=59, title="Unfiled", superseded_by=None, decided_on="2025-05-01"
+        number=26,
+        title="One axis",
+        body="=context",
+        superseded_by=DecisionRecordFactory(number=60, title="Later"),
     )
-    older.superseded_by = DecisionRecordFactory(number=60, title="Later")
-    older.save()
+    DecisionRecordFactory(number=59, title="Unfiled", decided_on="2025-05-01")
 
     topics = rows_of(staff_client.get(reverse("catalogue:export-topics")))
     records = rows_of(staff_client.get(reverse("catalogue:export-decision-records")))

@@ -126,3 +126,47 @@ def test_the_csv_import_never_crashes_and_never_half_writes(
             else:
                 assert response.context["form"].errors
         transaction.set_rollback(True)
+
+
+DECISION_PIECES = st.sampled_from(
+    [
+        "---",
+        "status: accepted",
+        "status: [x",
+        "date: 2020-05-04T10:00:00Z",
+        "date: 2025-13-01",
+        "supersedes: [0001-a.md]",
+        "# 2. Title",
+        "Title",
+        "=====",
+        "## Status",
+        "Superceded by [1. A](0001-a.md)",
+        "Amends ADR-0009",
+        "Refined by [x](0003-x.md)",
+        "* Status: on hold",
+        "* Date: 2024-02-30",
+        "```",
+        "<!-- optional -->",
+        "![a](../outside.png)",
+        "",
+    ]
+)
+
+
+@FUZZ
+@given(st.lists(st.lists(DECISION_PIECES, max_size=12), min_size=1, max_size=3))
+def test_a_decision_folder_imports_or_is_refused_by_file_and_line(tmp_path, files):
+    folder = tmp_path / "decisions"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for number, lines in enumerate(files, start=1):
+        (folder / f"{number:04d}-a.md").write_text("\n".join(lines), encoding="utf-8")
+    try:
+        with transaction.atomic():
+            call_command("import_decisions", str(folder), stdout=io.StringIO())
+            transaction.set_rollback(True)
+    except CommandError as error:
+        problems = str(error).splitlines()[1:]
+        assert problems
+        assert all(re.match(r"\d{4}-a\.md, line \d+: ", line) for line in problems)

@@ -15,7 +15,7 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
 )
-from tests.html import soup_of
+from tests.html import facts_of, soup_of
 
 pytestmark = pytest.mark.django_db
 
@@ -196,7 +196,11 @@ def test_decision_record_page_shows_its_status_and_what_names_it(client):
 
     soup = soup_of(client.get("/decisions/ADR-026/"))
 
-    assert soup.select_one(".facts dd").get_text() == "Superseded by ADR-061"
+    assert facts_of(soup) == [
+        ("Status", "Superseded"),
+        ("Date", "Not stated"),
+        ("Superseded by", f"ADR-061: {newer.title}"),
+    ]
     assert [p.get_text() for p in soup.select(".body p")] == ["Text.", "More."]
     assert [a.get_text() for a in soup.select(".referenced-by a")] == ["LIT-007"]
 

@@ -2,14 +2,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from exchange.importers import import_decisions
+from exchange.decision_folders import import_decisions
 from exchange.problems import ImportRefused
 
 
 class Command(BaseCommand):
     help = (
-        "Import a folder of decision records in MADR Markdown (0026-some-title.md), "
-        "all or nothing; a re-import of the same folder changes nothing."
+        "Import a folder of decision records as adr-tools, MADR 2, 3 and 4, "
+        "Nygard's format and log4brains write them, all or nothing; a re-import "
+        "of the same folder changes nothing."
     )
 
     def add_arguments(self, parser):
