@@ -307,13 +307,8 @@ def _publish_revision(document, revision, user, note):
 
 
 def _save_version(document, user, note, published_at, writer):
-    version = DocumentVersion.snapshot(
-        document,
-        published_at=published_at,
-        published_by=user,
-        written_by=writer,
-        note=note,
-    )
+    people = {"published_by": user, "written_by": writer, "note": note}
+    version = DocumentVersion.snapshot(document, published_at=published_at, **people)
     version.save()
     return version
 

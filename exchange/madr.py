@@ -63,20 +63,21 @@ FILE_NAME_RE = re.compile(r"\b(?P<name>\d+-[\w.-]*\.md)\b", re.I)
 LINKED_WORD_RE = re.compile(r"\[(?P<text>[^\]]+)\]\([^)]*\)")
 
 Kind = DecisionRelationKind
-# A relation as written, from the file that states it: (kind, is it inverse).
+# Each relation, (kind, whether this file is the record it points at), by its
+# words: first as we write them, then as teams also spell them.
+RELATION_SPELLINGS = {
+    (Kind.SUPERSEDES, False): ["supersedes", "supercedes", "replaces"],
+    (Kind.SUPERSEDES, True): ["superseded by", "superceded by", "replaced by"],
+    (Kind.AMENDS, False): ["amends"],
+    (Kind.AMENDS, True): ["amended by"],
+    (Kind.CLARIFIES, False): ["clarifies"],
+    (Kind.CLARIFIES, True): ["clarified by"],
+    (Kind.RELATES_TO, False): ["relates to", "related to"],
+}
 RELATION_WORDS = {
-    "supersedes": (Kind.SUPERSEDES, False),
-    "supercedes": (Kind.SUPERSEDES, False),
-    "replaces": (Kind.SUPERSEDES, False),
-    "superseded by": (Kind.SUPERSEDES, True),
-    "superceded by": (Kind.SUPERSEDES, True),
-    "replaced by": (Kind.SUPERSEDES, True),
-    "amends": (Kind.AMENDS, False),
-    "amended by": (Kind.AMENDS, True),
-    "clarifies": (Kind.CLARIFIES, False),
-    "clarified by": (Kind.CLARIFIES, True),
-    "relates to": (Kind.RELATES_TO, False),
-    "related to": (Kind.RELATES_TO, False),
+    words: relation
+    for relation, spellings in RELATION_SPELLINGS.items()
+    for words in spellings
 }
 RELATION_RE = re.compile(
     r"(?P<words>"
@@ -90,13 +91,8 @@ OTHER_RELATION_RE = re.compile(r"(?P<words>[A-Za-z][A-Za-z ]*?)\s*:?\s*\[.*\]\(.
 CLAUSE_RE = re.compile(r";|\n|,\s*(?=(?:" + "|".join(RELATION_WORDS) + r")\b)", re.I)
 # The keys under which front matter names related records, as we write them.
 RELATION_KEYS = {
-    "supersedes": (Kind.SUPERSEDES, False),
-    "superseded-by": (Kind.SUPERSEDES, True),
-    "amends": (Kind.AMENDS, False),
-    "amended-by": (Kind.AMENDS, True),
-    "clarifies": (Kind.CLARIFIES, False),
-    "clarified-by": (Kind.CLARIFIES, True),
-    "relates-to": (Kind.RELATES_TO, False),
+    spellings[0].replace(" ", "-"): relation
+    for relation, spellings in RELATION_SPELLINGS.items()
 }
 STATUS_WORDS = {status.value for status in DecisionStatus if status.value}
 # Statuses teams write that say one of ours.

@@ -7,7 +7,9 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from catalogue.models import Topic
 from editorial import workflow
@@ -57,6 +59,7 @@ class DocumentActionsMixin:
         """Withdrawing asks first, for the reason readers will see."""
         form = WithdrawalForm(request.POST if "post" in request.POST else None)
         if not form.is_valid():
+            count = queryset.count()
             return TemplateResponse(
                 request,
                 "admin/catalogue/document/withdraw_selected.html",
@@ -66,6 +69,8 @@ class DocumentActionsMixin:
                     "title": "Withdraw these documents?",
                     "documents": queryset.select_related("registry"),
                     "form": form,
+                    "submit_label": f"Withdraw {count} document{pluralize(count)}",
+                    "cancel_url": reverse("admin:catalogue_document_changelist"),
                     "action_checkbox_name": ACTION_CHECKBOX_NAME,
                 },
             )

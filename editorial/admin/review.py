@@ -72,32 +72,19 @@ class DocumentPagesMixin:
     ``<pk>/withdraw/``, and the list of likely duplicates at ``duplicates/``."""
 
     def get_urls(self):
+        # Each page's URL name is catalogue_document_<name>, as the admin's own.
+        pages = {
+            "duplicates": ("duplicates/", self.duplicates_view),
+            "review": ("<path:object_id>/review/", self.review_view),
+            "preview": ("<path:object_id>/preview/", self.preview_view),
+            "version": ("<path:object_id>/versions/<int:number>/", self.version_view),
+            "withdraw": ("<path:object_id>/withdraw/", self.withdraw_view),
+        }
         view = self.admin_site.admin_view
         return [
-            path(
-                "duplicates/",
-                view(self.duplicates_view),
-                name="catalogue_document_duplicates",
-            ),
-            path(
-                "<path:object_id>/review/",
-                view(self.review_view),
-                name="catalogue_document_review",
-            ),
-            path(
-                "<path:object_id>/preview/",
-                view(self.preview_view),
-                name="catalogue_document_preview",
-            ),
-            path(
-                "<path:object_id>/versions/<int:number>/",
-                view(self.version_view),
-                name="catalogue_document_version",
-            ),
-            path(
-                "<path:object_id>/withdraw/",
-                view(self.withdraw_view),
-                name="catalogue_document_withdraw",
+            *(
+                path(route, view(page), name=f"catalogue_document_{name}")
+                for name, (route, page) in pages.items()
             ),
             *super().get_urls(),
         ]
@@ -262,4 +249,6 @@ class DocumentPagesMixin:
             "admin/catalogue/document/withdraw.html",
             f"Withdraw {document.identifier}?",
             form=form,
+            submit_label=f"Withdraw {document.identifier}",
+            cancel_url=reverse("admin:catalogue_document_change", args=[document.pk]),
         )
