@@ -229,7 +229,14 @@ def test_every_kind_of_change_through_one_instance_shows_on_the_other(
     changelist = "/admin/catalogue/document/"
     seen = through_a(
         changelist,
-        {"action": "withdraw_action", "_selected_action": [withdrawn.pk], "index": 0},
+        {
+            "action": "withdraw_action",
+            "_selected_action": [withdrawn.pk],
+            "index": 0,
+            # Withdrawing asks for a reason first: this is the answer.
+            "reason": "Did not replicate.",
+            "post": "yes",
+        },
     )
     assert Document.objects.get(pk=withdrawn.pk).status == Document.Status.WITHDRAWN
     assert '<td class="status">Withdrawn</td>' in seen["/topics/distributed/"]
