@@ -324,11 +324,11 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
         )
 
 
-def _search_results(request):
+def _search_results(request, *, passages=True):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
         raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
-    results = search.SearchResults(query, request.GET)
+    results = search.SearchResults(query, request.GET, passages=passages)
     if not results.filter.is_valid():
         raise BadRequest(results.filter.errors.as_text())
     return results
@@ -350,6 +350,6 @@ def search_view(request):
 
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
-    matches = _search_results(request).filter.qs.values("pk")
-    documents = Document.objects.public().filter(pk__in=matches)
-    return citation_response(documents, fmt, "search")
+    return citation_response(
+        _search_results(request, passages=False).filter.qs, fmt, "search"
+    )

@@ -117,7 +117,6 @@ def test_matching_passage_is_highlighted_and_escaped(client):
     assert "<script>x()</script>" in passage.get_text()
 
 
-@postgresql_only
 def test_results_are_ranked_by_relevance(client):
     DocumentFactory(number=1, title="A survey", summary="Mentions sharding once.")
     DocumentFactory(
@@ -127,11 +126,80 @@ def test_results_are_ranked_by_relevance(client):
     assert document_labels(search(client, q="sharding")) == ["LIT-002", "LIT-001"]
 
 
-@postgresql_only
 def test_words_match_their_stems(client):
     DocumentFactory(number=1, summary="The optimizer checkpoints its state.")
+    DocumentFactory(number=2, title="T", summary="One pipeline stage per device.")
 
     assert document_labels(search(client, q="checkpointing")) == ["LIT-001"]
+    assert document_labels(search(client, q="pipelines")) == ["LIT-002"]
+    assert document_labels(search(client, q="pipeline")) == ["LIT-002"]
+
+
+def test_a_title_match_ranks_above_a_summary_match(client):
+    DocumentFactory(number=1, title="A survey", summary="Touches on sharding.")
+    DocumentFactory(number=2, title="Sharding at scale", summary="A long study.")
+
+    assert document_labels(search(client, q="sharding")) == ["LIT-002", "LIT-001"]
+
+
+def test_title_matches_are_highlighted_and_escaped(client):
+    DocumentFactory(number=1, title="<b>Pipeline</b> parallelism", summary="Stages.")
+
+    title = search(client, q="pipeline").select_one(".result-title a")
+
+    assert [mark.get_text() for mark in title.find_all("mark")] == ["Pipeline"]
+    assert title.find("b") is None
+    assert title.get_text() == "LIT-001: <b>Pipeline</b> parallelism"
+
+
+def test_a_passage_starts_and_ends_on_word_boundaries(client):
+    words = [f"filler{n}" for n in range(200)]
+    words[100] = "checkpointing"
+    DocumentFactory(title="T", summary=" ".join(words) + ".")
+
+    passage = search(client, q="checkpointing").select_one(".passage").get_text()
+
+    assert passage.startswith("…") and passage.endswith("…")
+    shown = passage.strip("…").split()
+    assert set(shown) <= set(words)
+    assert "checkpointing" in shown
+
+
+@pytest.mark.parametrize(
+    ("query", "notice"),
+    [
+        ("ADR-026", "No published decision record is numbered ADR-026."),
+        ("LIT-999", "No published document is numbered LIT-999."),
+        (
+            "XYZ-12",
+            "The record holds no XYZ documents: its identifiers are LIT-…, ADR-….",
+        ),
+    ],
+)
+def test_an_identifier_the_record_does_not_hold_says_so(client, query, notice):
+    DocumentFactory(number=1)
+
+    soup = search(client, q=query)
+
+    assert soup.select_one(".notice").get_text() == notice
+
+
+def test_the_search_page_has_one_search_box(client):
+    DocumentFactory()
+
+    soup = search(client, q="anything")
+
+    assert len(soup.select("input[type=search]")) == 1
+    assert "simple matching" not in soup.get_text()
+
+
+@pytest.mark.parametrize(
+    "query", ["-" * 40, "- " * 40, "a " + "-" * 40 + " b", '""', "--a", "or or", "—"]
+)
+def test_queries_of_operators_alone_answer_a_page(client, query):
+    DocumentFactory(title="a b")
+
+    assert client.get(reverse("catalogue:search"), {"q": query}).status_code == 200
 
 
 @postgresql_only
@@ -206,6 +274,13 @@ def test_malformed_parameters_are_refused_with_a_client_error(client, params, st
     DocumentFactory()
 
     assert client.get(reverse("catalogue:search"), params).status_code == status
+
+
+def test_a_word_left_out_alone_lists_every_other_document(client):
+    DocumentFactory(number=1, title="Sharding", summary="Sharding.")
+    DocumentFactory(number=2, title="Pipelines", summary="Stages.")
+
+    assert document_labels(search(client, q="-sharding")) == ["LIT-002"]
 
 
 def test_an_empty_search_shows_the_form_only(client):
