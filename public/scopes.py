@@ -42,6 +42,7 @@ PAGES = {
     "catalogue:unfiled": lambda kw: [LISTS, LISTING],
     "catalogue:registry-list": lambda kw: [LISTS],
     "catalogue:registry-detail": lambda kw: [LISTS, LISTING],
+    "catalogue:tag-list": lambda kw: [LISTS, LISTING],
     "catalogue:tag-detail": lambda kw: [LISTS, LISTING],
     "catalogue:feed": lambda kw: [LISTS],
     "catalogue:sitemap": lambda kw: [LISTS, DECISIONS],

@@ -40,6 +40,7 @@ lists = [
         views.RegistryDetailView.as_view(),
         name="registry-detail",
     ),
+    path("tags/", views.TagListView.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
 ]
 

@@ -5,12 +5,13 @@ from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.filters import DocumentFilter
 from catalogue.models import DecisionRecord, Document, Preface, Registry, Topic
 from catalogue.references import resolve
-from exchange.citation_formats import citation_response
+from exchange.views import filtered_citation_response
 from public import search
 from public.rows import TableRow, document_rows, row_values
 from public.versions import version_comparison
@@ -56,6 +57,8 @@ class DocumentListView(ListView):
     context_object_name = "documents"
     paginate_by = ROWS_PER_PAGE
     hidden_filters = []
+    # Lists that mix topics show each row's topic.
+    topic_column = False
 
     def base_queryset(self):
         return Document.objects.public()
@@ -76,12 +79,30 @@ class DocumentListView(ListView):
         context["references"] = resolve(
             [document.summary_with_citation for document in context["documents"]]
         )
-        context["rows"] = document_rows(context["documents"], context["references"])
+        context["rows"] = document_rows(
+            context["documents"],
+            context["references"],
+            topic_column=self.topic_column,
+        )
+        context["topic_column"] = self.topic_column
         context["filter"] = self.filter
         context["is_filtered"] = any(
             self.request.GET.get(name) for name in self.filter.filters
         )
+        context["filter_query"] = filter_query(self.request)
+        if "listed" not in context:
+            # How many the list holds before its filters: one more count,
+            # asked only when the list is filtered.
+            context["listed"] = (
+                self.unfiltered_count()
+                if context["is_filtered"]
+                else context["paginator"].count
+            )
         return context
+
+    def unfiltered_count(self):
+        """How many documents the list holds before its filters."""
+        return self.base_queryset().count()
 
 
 class FiledListView(DocumentListView):
@@ -99,7 +120,9 @@ class FiledListView(DocumentListView):
 
     def get_context_data(self, **kwargs):
         counts = Document.objects.public().registry_counts(topic=self.topic)
-        return super().get_context_data(counts=counts, **kwargs)
+        return super().get_context_data(
+            counts=counts, listed=sum(count.listed for count in counts), **kwargs
+        )
 
 
 class TopicDetailView(FiledListView):
@@ -111,9 +134,9 @@ class TopicDetailView(FiledListView):
 
     template_name = "catalogue/topic_detail.html"
 
-    def base_queryset(self):
-        self.topic = get_object_or_404(Topic, slug=self.kwargs["slug"])
-        return super().base_queryset()
+    @cached_property
+    def topic(self):
+        return get_object_or_404(Topic, slug=self.kwargs["slug"])
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -142,9 +165,13 @@ class RegistryDetailView(DocumentListView):
 
     template_name = "catalogue/registry_detail.html"
     hidden_filters = ["registry"]
+    topic_column = True
+
+    @cached_property
+    def registry(self):
+        return get_object_or_404(Registry, prefix=self.kwargs["prefix"])
 
     def base_queryset(self):
-        self.registry = get_object_or_404(Registry, prefix=self.kwargs["prefix"])
         return Document.objects.public().in_registry(self.registry)
 
     def get_context_data(self, **kwargs):
@@ -160,16 +187,33 @@ class TagDetailView(DocumentListView):
 
     template_name = "catalogue/tag_detail.html"
     hidden_filters = ["tag"]
+    topic_column = True
 
-    def base_queryset(self):
+    @cached_property
+    def tag(self):
         # A tag only drafts carry has no public page: its name is not public.
-        self.tag = get_object_or_404(
+        return get_object_or_404(
             Document.objects.public().tags(), slug=self.kwargs["slug"]
         )
+
+    def base_queryset(self):
         return Document.objects.public().filter(tags=self.tag)
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(tag=self.tag, **kwargs)
+
+
+class TagListView(ListView):
+    """Every tag a public document carries, by name, with its count of them.
+
+    Template: ``catalogue/tag_list.html``. Context: ``tags``.
+    """
+
+    context_object_name = "tags"
+    template_name = "catalogue/tag_list.html"
+
+    def get_queryset(self):
+        return Document.objects.public().tag_counts().order_by("name")
 
 
 class RegistryListView(ListView):
@@ -324,6 +368,14 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
         )
 
 
+def filter_query(request):
+    """The query string of a list's filters, without its page: what a
+    download of the list takes to hold the same documents."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
 def _search_results(request, *, passages=True):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
@@ -350,6 +402,5 @@ def search_view(request):
 
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
-    return citation_response(
-        _search_results(request, passages=False).filter.qs, fmt, "search"
-    )
+    results = _search_results(request, passages=False)
+    return filtered_citation_response(results.filter, fmt, "search")

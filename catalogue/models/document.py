@@ -62,6 +62,18 @@ class DocumentQuerySet(models.QuerySet):
         """
         return Tag.objects.filter(Exists(self.filter(tags=OuterRef("pk"))))
 
+    def tag_counts(self):
+        """The tags these documents carry, each with ``document_count``, how
+        many of them carry it. One query."""
+        count = Subquery(
+            self.filter(tags=OuterRef("pk"))
+            .order_by()
+            .values("tags")
+            .annotate(n=Count("*"))
+            .values("n")
+        )
+        return self.tags().annotate(document_count=count)
+
     def naming(self, identifier):
         """Documents whose text names ``identifier``."""
         return self.filter(
