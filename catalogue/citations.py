@@ -129,6 +129,12 @@ def identifier_value(identifier, scheme):
     return identifier.removeprefix(scheme) if identifier.startswith(scheme) else ""
 
 
+def identifier_pdf_url(identifier):
+    """Where the cited work's PDF is, when the identifier says: arXiv's."""
+    arxiv_id = identifier_value(identifier, "ARXIV-")
+    return f"https://arxiv.org/pdf/{arxiv_id}" if arxiv_id else ""
+
+
 def identifier_url(identifier):
     """The address of an identifier's source, or "" for a venue or nothing."""
     for scheme, template in IDENTIFIER_SCHEMES.items():

@@ -71,7 +71,7 @@ class ImportReport:
 # A topic's text in the topic page format
 
 
-def import_topic_text(parsed, *, source=""):
+def import_topic_text(parsed):
     """Create or update the preface, the registries, the topic and the
     documents of a ``TopicText``.
 
@@ -79,7 +79,8 @@ def import_topic_text(parsed, *, source=""):
     """
     _check_field_limits(parsed)
     report = ImportReport()
-    writer = DocumentWriter(note=f"Imported from {source}" if source else "Imported")
+    # Version notes are read by readers, on the version pages.
+    writer = DocumentWriter(note="Carried over from the record’s earlier topic pages.")
     with transaction.atomic():
         # A topic's text brings a preface, a topic, registries and many documents.
         expire_everything()

@@ -45,6 +45,8 @@ PAGES = {
     "catalogue:tag-list": lambda kw: [LISTS, LISTING],
     "catalogue:tag-detail": lambda kw: [LISTS, LISTING],
     "catalogue:feed": lambda kw: [LISTS],
+    "catalogue:robots": lambda kw: [],
+    "catalogue:favicon": lambda kw: [],
     "catalogue:sitemap": lambda kw: [LISTS, DECISIONS],
     "catalogue:sitemap-section": lambda kw: [LISTS, DECISIONS],
     "catalogue:topic-detail": lambda kw: [LISTING, topic_scope(kw["slug"])],

@@ -18,6 +18,8 @@ site = [
         name="search-citation",
     ),
     path("feed/", feeds.DocumentVersionFeed(), name="feed"),
+    path("robots.txt", views.robots_txt, name="robots"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path(
         "sitemap.xml",
         sitemap_index,

@@ -2,8 +2,9 @@
 search. Only what a reader may see is ever listed or shown."""
 
 from django.core.exceptions import BadRequest
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.views.generic import DetailView, ListView, TemplateView
@@ -404,3 +405,33 @@ def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
     results = _search_results(request, passages=False)
     return filtered_citation_response(results.filter, fmt, "search")
+
+
+def robots_txt(request):
+    """Crawlers may read every public page, and find them in the sitemap;
+    the admin, staff exports and endless search pages are left alone."""
+    sitemap = request.build_absolute_uri(reverse("catalogue:sitemap"))
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /export/",
+        "Disallow: /search/",
+        f"Sitemap: {sitemap}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain")
+
+
+def favicon(request):
+    """``/favicon.ico``, where browsers look first: the static icon."""
+    return redirect(static("favicon.ico"))
+
+
+def bad_request(request, exception):
+    """The 400 page, saying what was wrong when a view said so.
+
+    Only a view's own ``BadRequest`` is explained: other client errors (a
+    disallowed host, a suspicious request) are answered without detail.
+    Template: ``400.html``. Context: ``message``.
+    """
+    message = str(exception) if type(exception) is BadRequest else ""
+    return render(request, "400.html", {"message": message}, status=400)

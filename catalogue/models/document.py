@@ -11,6 +11,7 @@ from taggit.models import Tag
 from catalogue.citations import (
     Citation,
     author_names,
+    identifier_pdf_url,
     identifier_url,
     identifier_value,
     join_summary,
@@ -180,6 +181,11 @@ class CitedText(models.Model):
     def source_url(self):
         """Where the cited work lives: the arXiv abstract page or the DOI resolver."""
         return identifier_url(self.source_identifier)
+
+    @property
+    def pdf_url(self):
+        """The cited work's PDF, where its identifier tells (arXiv), or ""."""
+        return identifier_pdf_url(self.source_identifier)
 
     @property
     def author_list(self):

@@ -1,6 +1,8 @@
 from django import template
+from django.templatetags.static import static
 from django.urls import reverse
 
+from exchange.citation_formats import bibtex_entry, plain_reference
 from public.links import link_names, link_names_in_html
 from public.markdown import render_markdown
 
@@ -21,6 +23,26 @@ def linked(text, targets):
 def markdown_linked(text, targets):
     """Markdown rendered safely, with every name of a public record linked."""
     return link_names_in_html(render_markdown(text), targets or {})
+
+
+@register.simple_tag(takes_context=True)
+def absolute_static(context, path):
+    """The absolute address of a static file, as OpenGraph asks."""
+    request = context.get("request")
+    url = static(path)
+    return request.build_absolute_uri(url) if request else url
+
+
+@register.filter
+def as_bibtex(document):
+    """The document's BibTeX entry, as the download gives it."""
+    return bibtex_entry(document)
+
+
+@register.filter
+def as_reference(document):
+    """The document as a plain reference: authors, year, title, source."""
+    return plain_reference(document)
 
 
 CITATION_FORMATS = [("bib", "BibTeX"), ("ris", "RIS"), ("json", "CSL-JSON")]

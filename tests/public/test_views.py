@@ -263,3 +263,31 @@ def test_tag_index_lists_public_tags_with_their_counts(client):
     rows = [[td.get_text() for td in tr.select("td")] for tr in soup.select("tbody tr")]
     assert rows == [["memory", "2"], ["scaling", "1"]]
     assert soup.select_one("tbody a")["href"] == "/tags/memory/"
+
+
+def test_document_page_links_the_pdf_and_shows_the_citation_to_copy(client):
+    DocumentFactory(sublinear_memory=True, summary="Gradient checkpointing.")
+
+    soup = soup_of(client.get("/LIT-004/"))
+
+    assert soup.select_one(".source-links a.button")["href"] == (
+        "https://arxiv.org/pdf/1604.06174"
+    )
+    assert soup.select_one("#cite-reference").get_text() == (
+        "Chen et al. (2016). Training Deep Nets with Sublinear Memory Cost. "
+        "arXiv:1604.06174."
+    )
+    bibtex = soup.select_one("#cite-bibtex").get_text()
+    assert bibtex == client.get("/LIT-004/cite.bib").content.decode()
+    assert "annote = {Anthology summary (LIT-004 v4): Gradient" in bibtex
+    assert "abstract" not in bibtex
+
+
+def test_document_page_of_a_doi_links_the_resolver_and_offers_no_pdf(client):
+    DocumentFactory(number=9, source_identifier="DOI:10.1109/TAC.2003.812781")
+
+    soup = soup_of(client.get("/LIT-009/"))
+
+    assert [a["href"] for a in soup.select(".source-links a")] == [
+        "https://doi.org/10.1109/TAC.2003.812781"
+    ]

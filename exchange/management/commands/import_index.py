@@ -42,7 +42,7 @@ class Command(FileCommand):
                 f"at offset {error.start}); nothing imported."
             ) from None
         try:
-            report = import_topic_text(topic_page_format.parse(text), source=path.name)
+            report = import_topic_text(topic_page_format.parse(text))
         except ImportRefused as error:
             raise CommandError(
                 f"{path}: the page was not imported; nothing was written.\n{error}"
