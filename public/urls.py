@@ -1,9 +1,7 @@
-from django.contrib.sitemaps.views import index as sitemap_index
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 
-from public import feeds, views
-from public.sitemaps import SITEMAPS
+from public import feeds, sitemaps, views
 
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
@@ -20,14 +18,12 @@ site = [
     path("feed/", feeds.DocumentVersionFeed(), name="feed"),
     path("robots.txt", views.robots_txt, name="robots"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("sitemap.xml", sitemaps.index, name="sitemap"),
     path(
-        "sitemap.xml",
-        sitemap_index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "catalogue:sitemap-section"},
-        name="sitemap",
-    ),
-    path(
-        "sitemap-<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"
+        "sitemap-<section>.xml",
+        sitemap,
+        {"sitemaps": sitemaps.SITEMAPS},
+        name="sitemap-section",
     ),
 ]
 
