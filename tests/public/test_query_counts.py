@@ -101,7 +101,8 @@ ADMIN_LISTS = {
     "catalogue_registry": 6,
     "catalogue_decisionrecord": 6,
     "catalogue_preface": 7,
-    "catalogue_brokenreference": 6,
+    # And the preface's broken names: the preface, the prefixes, their targets.
+    "catalogue_brokenreference": 9,
     "taggit_tag": 6,
 }
 
