@@ -5,6 +5,7 @@ from bs4 import BeautifulSoup
 from django.db import connection
 from django.urls import reverse
 
+from catalogue.models import Document
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -308,3 +309,57 @@ def test_search_results_download_as_citations(client):
     assert [line for line in entries.splitlines() if line.startswith("@")] == [
         "@misc{LIT-002,"
     ]
+
+
+sqlite_only = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="the FTS5 tables exist on SQLite"
+)
+
+
+def fts_rows(table):
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid")
+        return cursor.fetchall()
+
+
+@sqlite_only
+def test_the_full_text_tables_follow_every_write(imported_seed):
+    document = DocumentFactory(
+        number=990,
+        title="Sharding",
+        authors="Chen et al.",
+        source_identifier="ARXIV-1604.06174",
+        citation_note="(SoCC ‘25)",
+        summary="Stages.",
+    )
+    topic = TopicFactory(name="Evaluation", scope="benchmarks")
+    decision = DecisionRecordFactory(number=77, title="Summaries", body="Claims.")
+
+    assert fts_rows("document_fts")[-1] == (
+        document.pk,
+        "LIT-990",
+        "Sharding",
+        "Chen et al. ARXIV-1604.06174 (SoCC ‘25)",
+        "Stages.",
+    )
+    assert fts_rows("decision_fts")[-1] == (
+        decision.pk,
+        "ADR-077",
+        "Summaries",
+        "Claims.",
+    )
+
+    Document.objects.filter(pk=document.pk).update(title="Pipelines")
+    document.registry.prefix = "REA"
+    document.registry.save()
+    topic.scope = "leaderboards"
+    topic.save()
+    decision.delete()
+
+    assert fts_rows("document_fts")[-1][:3] == (document.pk, "REA-990", "Pipelines")
+    assert fts_rows("topic_fts")[-1] == (topic.pk, "Evaluation", "leaderboards")
+    assert fts_rows("decision_fts") == []
+    # The seed came in through the bulk writer: its rows are there too.
+    assert [row[0] for row in fts_rows("document_fts")] == list(
+        Document.objects.order_by("pk").values_list("pk", flat=True)
+    )
