@@ -95,11 +95,12 @@ def test_reader_follows_a_document_and_a_cross_reference_then_searches(
     main.get_by_role("searchbox", name="Search the record").fill("pipelines")
     main.get_by_role("button", name="Search").click()
     found = page.locator(".result-title a").all_text_contents()
-    assert found[:2] == [
+    # The two with the word in their titles rank first.
+    assert set(found[:2]) == {
         "LIT-098 v2: PipeMare: Asynchronous Pipeline Parallel DNN Training",
         "LIT-016 v2: GPipe: Efficient Training of Giant Neural Networks using "
         "Pipeline Parallelism",
-    ]
+    }
     assert page.locator(".result-title mark").first.inner_text() == "Pipeline"
 
     main.get_by_role("searchbox", name="Search the record").fill("lit 7")

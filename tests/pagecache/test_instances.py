@@ -232,7 +232,10 @@ def test_every_kind_of_change_through_one_instance_shows_on_the_other(
         {"action": "withdraw_action", "_selected_action": [withdrawn.pk], "index": 0},
     )
     assert Document.objects.get(pk=withdrawn.pk).status == Document.Status.WITHDRAWN
-    assert '<td class="status">Withdrawn</td>' in seen["/topics/distributed/"]
+    assert (
+        '<td class="status"><span class="status-flag">Withdrawn</span></td>'
+        in seen["/topics/distributed/"]
+    )
 
     editor.post(
         changelist,

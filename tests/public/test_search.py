@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 postgresql_only = pytest.mark.skipif(
     connection.vendor != "postgresql",
-    reason="full-text search with ranking runs on PostgreSQL",
+    reason="the search_vector columns and their index are PostgreSQL's",
 )
 
 
