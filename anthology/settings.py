@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL in the path or the query string is refused before any lookup.
+    "public.middleware.RejectNulMiddleware",
     # Cached public pages are answered here, with the headers the middleware
     # below gave them when they were rendered.
     "pagecache.middleware.PageCacheMiddleware",

@@ -5,3 +5,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("public.urls")),
 ]
+
+# The reading room's error pages; 404 and 500 are Django's views with the
+# site's 404.html and 500.html (a page without queries: it renders with the
+# database down).
+handler400 = "public.views.bad_request"

@@ -40,6 +40,10 @@ LOCATOR_RE = re.compile(
     rf"(?P<identifier>(?:{_SCHEMES})\S+)(?: (?P<note>\S.*))?", re.DOTALL
 )
 IDENTIFIER_RE = re.compile(rf"(?:{_SCHEMES})\S+")
+# A source identifier in running text: not inside a longer word, and without
+# the punctuation that follows it in a sentence ("ARXIV-1604.06174." or
+# "(DOI:10.1109/TAC.2003.812781)").
+IDENTIFIER_IN_TEXT_RE = re.compile(rf"(?<![\w.:/-])(?:{_SCHEMES})\S*[\w/]")
 YEAR_IN_PARENS_RE = re.compile(r" \(\d{4}\)")
 ET_AL_RE = re.compile(r"(?P<names>.+?) et al\.")
 NAME_SEPARATOR_RE = re.compile(r", | and ")
@@ -164,12 +168,23 @@ def source_key(identifier):
     return ""
 
 
+def identifier_pdf_url(identifier):
+    """Where the cited work's PDF is, when the identifier says: arXiv's."""
+    arxiv_id = identifier_value(identifier, "ARXIV-")
+    return f"https://arxiv.org/pdf/{arxiv_id}" if arxiv_id else ""
+
+
 def identifier_url(identifier):
     """The address of an identifier's source, or "" for a venue or nothing."""
     for scheme, template in IDENTIFIER_SCHEMES.items():
         if identifier.startswith(scheme):
             return template.format(identifier.removeprefix(scheme))
     return ""
+
+
+def identifiers_in(text):
+    """``(start, end)`` of each source identifier in running ``text``."""
+    return [match.span() for match in IDENTIFIER_IN_TEXT_RE.finditer(text)]
 
 
 def parse_citation(locator_text):

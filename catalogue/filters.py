@@ -15,7 +15,6 @@ class YearFilter(django_filters.NumberFilter):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 1000)
         kwargs.setdefault("max_value", 9999)
-        kwargs.setdefault("widget", forms.NumberInput(attrs={"size": 5}))
         super().__init__(*args, **kwargs)
 
 

@@ -116,6 +116,20 @@ def write_references(*, documents=(), decisions=()):
         Reference.objects.bulk_create(rows)
 
 
+def broken_names(text):
+    """The names in ``text`` that point at nothing public, each once, in order
+    of first appearance: what editors must mend in a text that keeps no
+    ``Reference`` rows, as the preface does not. At most three queries."""
+    prefixes = {*Registry.objects.values_list("prefix", flat=True)}
+    prefixes.add(DecisionRecord.PREFIX)
+    targets = resolve([text])
+    broken = {}
+    for name in find_names(text, prefixes):
+        if name.key not in targets:
+            broken.setdefault(name.key, Identifier(*name.key))
+    return list(broken.values())
+
+
 def resolve(texts):
     """Targets for the names in ``texts`` that point at public documents and
     decision records, keyed by ``(prefix, number)``.

@@ -3,8 +3,10 @@
 Each document is one entry keyed by its permanent identifier (``LIT-004``),
 so a key never changes when the text does. arXiv identifiers become
 ``eprint``/``archiveprefix``, DOIs ``doi``; the citation note goes in
-``note`` and the editors' summary in ``abstract``. The three formats hold
-the same facts.
+``note``. The editors' summary is our reading of the work, not its
+abstract, so it goes in an annotation, labelled as ours: BibTeX's ``annote``,
+a second RIS ``N1`` note, CSL-JSON's ``annote``. The three formats hold the
+same facts.
 """
 
 import json
@@ -45,6 +47,28 @@ def source_fields(document):
     return {}
 
 
+def annotation(document):
+    """The editors' summary, labelled as the anthology's, or ""."""
+    if not document.summary:
+        return ""
+    summary = " ".join(document.summary.split("\n"))
+    return f"Anthology summary ({document.label}): {summary}"
+
+
+def plain_reference(document):
+    """The document as a reference list prints it, in plain text:
+    ``Chen et al. (2016). Training Deep Nets with Sublinear Memory Cost.
+    arXiv:1604.06174.``"""
+    parts = [f"{document.authors} ({document.year})", document.title]
+    if document.arxiv_id:
+        parts.append(f"arXiv:{document.arxiv_id}")
+    elif document.doi:
+        parts.append(f"doi:{document.doi}")
+    if document.citation_note:
+        parts.append(document.citation_note)
+    return " ".join(part if part[-1] in ".?!" else f"{part}." for part in parts)
+
+
 def latex(text):
     """Text with LaTeX's special characters escaped; Unicode is kept (UTF-8)."""
     return LATEX_RE.sub(lambda match: LATEX_SPECIALS[match[0]], text)
@@ -70,7 +94,7 @@ def bibtex_entry(document):
     if document.citation_note:
         fields["note"] = latex(document.citation_note)
     if document.summary:
-        fields["abstract"] = latex(document.summary)
+        fields["annote"] = latex(annotation(document))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
     return f"@misc{{{document.identifier},\n{body}\n}}\n"
 
@@ -90,7 +114,7 @@ def ris_entry(document):
     if document.citation_note:
         lines.append(("N1", document.citation_note))
     if document.summary:
-        lines.append(("AB", " ".join(document.summary.split("\n"))))
+        lines.append(("N1", annotation(document)))
     lines.append(("ER", ""))
     return "".join(f"{tag}  - {value}\r\n" for tag, value in lines)
 
@@ -114,7 +138,7 @@ def csl_item(document):
     if document.citation_note:
         item["note"] = document.citation_note
     if document.summary:
-        item["abstract"] = document.summary
+        item["annote"] = annotation(document)
     return item
 
 

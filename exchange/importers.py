@@ -87,8 +87,10 @@ def import_topic_text(parsed, *, source="", user=None):
     """
     _check_field_limits(parsed)
     report = ImportReport()
+    # Version notes are read by readers, on the version pages; the audit trail
+    # names the file.
     writer = DocumentWriter(
-        note=f"Imported from {source}" if source else "Imported",
+        note="Carried over from the record’s earlier topic pages.",
         user=user,
         via=f"import_index {source}".strip(),
     )

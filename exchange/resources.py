@@ -23,7 +23,8 @@ from catalogue.models import Document, DocumentVersion, Registry, Topic
 from exchange.exports import DOCUMENT_COLUMNS, restore
 from exchange.writer import DocumentWrite, DocumentWriter
 
-IMPORT_NOTE = "Imported from CSV"
+# Version notes are read by readers, on the version pages.
+IMPORT_NOTE = "Carried over from a copy of the record."
 
 
 class TextWidget(Widget):

@@ -7,7 +7,7 @@ The CSV writing lives in ``exports.py``, the citation formats in
 from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -78,7 +78,25 @@ def document_citation(request, identifier, fmt):
 
 
 def topic_citation(request, slug, fmt):
-    """A topic's public documents, withdrawn ones left out."""
+    """A topic's public documents under the topic page's filters, withdrawn
+    ones left out unless the filters ask for them."""
     topic = get_object_or_404(Topic, slug=slug)
-    documents = Document.objects.public().in_topic(topic)
-    return citation_response(documents, fmt, topic.slug)
+    filterset = DocumentFilter(
+        request.GET or None, queryset=Document.objects.public().in_topic(topic)
+    )
+    del filterset.filters["topic"]
+    if filterset.is_bound and not filterset.is_valid():
+        raise BadRequest(filterset.errors.as_text())
+    return filtered_citation_response(filterset, fmt, topic.slug)
+
+
+def filtered_citation_response(filterset, fmt, filename):
+    """The documents of a valid ``filterset`` as a citation download: a
+    filter on the withdrawn status keeps them, as the list it came from does."""
+    status = filterset.form.cleaned_data.get("status") if filterset.is_bound else ""
+    return citation_response(
+        filterset.qs,
+        fmt,
+        filename,
+        keep_withdrawn=status == Document.Status.WITHDRAWN,
+    )

@@ -60,9 +60,14 @@ class DocumentWriter:
     """Writes batches of documents with everything a single save brings.
 
     ``user`` is named in the audit trail and as the publisher of the version
-    rows it writes; ``note`` is those versions' note; ``via`` says in the audit
-    trail what wrote them (``import_index seed.txt``), for entries no user made.
+    rows it writes; ``note`` is those versions' note, written for readers, who
+    read it on the version pages. A version after the first says that the
+    ones before it were not kept: an import brings only the version it holds.
+    ``via`` says in the audit trail what wrote them (``import_index seed.txt``),
+    for entries no user made.
     """
+
+    EARLIER_VERSIONS = "Its earlier versions were not kept."
 
     def __init__(self, *, note, user=None, via=""):
         self.note = note
@@ -166,7 +171,10 @@ class DocumentWriter:
         now = timezone.now()
         versions = DocumentVersion.objects.bulk_create(
             DocumentVersion.snapshot(
-                document, published_at=now, published_by=self.user, note=self.note
+                document,
+                published_at=now,
+                published_by=self.user,
+                note=self.version_note(document.version),
             )
             for document in public
             if (document.pk, document.version) not in existing
@@ -179,6 +187,11 @@ class DocumentWriter:
             )
             for version in versions
         ]
+
+    def version_note(self, number):
+        if number > 1:
+            return f"{self.note} {self.EARLIER_VERSIONS}"
+        return self.note
 
     def log_entry(self, instance, action, changes):
         """The audit entry a save would have logged (auditlog's log_create),

@@ -4,12 +4,13 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from django.utils.html import format_html
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 # Words and the spaces between them, so joining the tokens gives back the text.
 TOKEN_RE = re.compile(r"\S+|\s+")
-ELEMENTS = {"equal": "{}", "delete": "<del>{}</del>", "insert": "<ins>{}</ins>"}
+ELEMENTS = {"delete": "del", "insert": "ins"}
+EDGES_RE = re.compile(r"(\s*)(.*?)(\s*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,23 @@ def word_diff(old, new):
 
 
 def render_word_diff(old, new):
-    """``word_diff`` as HTML: deletions in <del>, insertions in <ins>, escaped."""
-    return mark_safe(  # every piece is escaped by format_html
-        "".join(
-            format_html(ELEMENTS[change.kind], change.text)
-            for change in word_diff(old, new)
-        )
+    """``word_diff`` as HTML: deletions in <del>, insertions in <ins>, escaped.
+
+    The spaces at either end of a change stay outside its element, so a
+    deletion and the insertion beside it read as two words, and a marked
+    run starts and ends with a word.
+    """
+    return mark_safe("".join(map(_render, word_diff(old, new))))  # Escaped below.
+
+
+def _render(change):
+    if change.kind == "equal":
+        return escape(change.text)
+    element = ELEMENTS[change.kind]
+    before, core, after = EDGES_RE.fullmatch(change.text).groups()
+    if not core:  # A change of spacing alone is marked as it is.
+        before, core, after = "", change.text, ""
+    return (
+        f'{escape(before)}<{element} class="diff">{escape(core)}</{element}>'
+        f"{escape(after)}"
     )

@@ -1,7 +1,9 @@
 """Atom feeds of new and revised documents: site-wide and per topic.
 
 An entry is a published version, so a revision appears as an entry of its own
-and a draft never appears at all.
+and a draft never appears at all. Its id is the version page's absolute
+address, unique to the entry and never changed (a version is never edited),
+as RFC 4287 asks; its summary is plain text, typed as such.
 """
 
 from django.contrib.syndication.views import Feed
@@ -25,8 +27,17 @@ def retraction(document):
     return f"Withdrawn{when}.{reason}\n\n"
 
 
+class TextSummaryAtomFeed(Atom1Feed):
+    """Atom whose summaries are plain text (Django types them as HTML)."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, {**item, "description": None})
+        if item["description"] is not None:
+            handler.addQuickElement("summary", item["description"], {"type": "text"})
+
+
 class DocumentVersionFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = TextSummaryAtomFeed
     title = "Anthology: new and revised documents"
     subtitle = "Every document version as it is published."
 
@@ -48,12 +59,22 @@ class DocumentVersionFeed(Feed):
         return retraction(version.document) + version.summary_with_citation
 
     def item_link(self, version):
-        return version.document.get_absolute_url()
+        return reverse(
+            "catalogue:document-version",
+            kwargs={
+                "identifier": version.document.identifier,
+                "number": version.number,
+            },
+        )
 
-    def item_guid(self, version):
-        return f"{version.document.identifier}/v{version.number}"
-
-    item_guid_is_permalink = False
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        # The feed's own address identifies it, as the pages' do their entries.
+        feed.feed["id"] = feed.feed["feed_url"]
+        for item in feed.items:
+            # The link is the version page's absolute address by now.
+            item["unique_id"] = item["link"]
+        return feed
 
     def item_pubdate(self, version):
         return version.published_at

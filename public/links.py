@@ -3,16 +3,18 @@
 Every name that ``references.resolve`` found a public target for becomes a
 link; a retired target says so, with its successor linked, and a name of an
 old version says that a newer one exists. Names that point at nothing public
-stay plain text.
+stay plain text. Source identifiers (``ARXIV-1604.06174``, ``DOI:…``) link
+out to the arXiv abstract or the DOI resolver.
 """
 
 import re
-from html import escape
+from html import escape, unescape
 
 from django.db.models import Q
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
+from catalogue.citations import identifier_url, identifiers_in
 from catalogue.identifiers import Identifier, identifier_path
 from catalogue.models import DecisionRecord
 from catalogue.references import names_in
@@ -49,16 +51,30 @@ def link_names_in_html(html, targets):
 
 
 def _link_escaped_text(text, targets):
+    links = [
+        (name.start, name.end, _link(text[name.start : name.end], name, target))
+        for name in names_in(text)
+        if (target := targets.get(name.key)) is not None
+    ]
+    links += [
+        (start, end, _source_link(text[start:end]))
+        for start, end in identifiers_in(text)
+    ]
     parts, position = [], 0
-    for name in names_in(text):
-        target = targets.get(name.key)
-        if target is None:
+    for start, end, link in sorted(links):
+        if start < position:
             continue
-        parts.append(text[position : name.start])
-        parts.append(_link(text[name.start : name.end], name, target))
-        position = name.end
+        parts.append(text[position:start])
+        parts.append(link)
+        position = end
     parts.append(text[position:])
     return "".join(parts)
+
+
+def _source_link(written):
+    # ``written`` is escaped text; its address is made from the identifier.
+    url = identifier_url(unescape(written))
+    return f'<a class="source" href="{escape(url)}">{written}</a>'
 
 
 def _link(written, name, target):

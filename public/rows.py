@@ -4,10 +4,14 @@ A topic page lists up to 1,000 documents, so a row is made from plain values
 rather than a model instance, and its HTML by string formatting of escaped
 values, with the URL reversed once and the status labels translated once,
 rather than by a loop in the template.
+
+The four cells are the record's own (identifier, title, summary, status);
+registry and tag pages, which mix topics, add the topic after the title.
 """
 
 from html import escape
 
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from catalogue.citations import Citation, join_summary
@@ -24,16 +28,28 @@ class TableRow:
         "number",
         "version",
         "status",
+        "topic__name",
+        "topic__slug",
         *CitedText.CONTENT_FIELDS,
     ]
-    __slots__ = ["identifier", "label", "status", "summary_with_citation", "title"]
+    __slots__ = [
+        "identifier",
+        "label",
+        "status",
+        "summary_with_citation",
+        "title",
+        "topic_name",
+        "topic_slug",
+    ]
 
-    def __init__(self, prefix, number, version, status, title, *cited):
-        # After the title: the citation's fields, then the summary.
-        *citation, summary = cited
+    def __init__(self, prefix, number, version, status, topic_name, topic_slug, *cited):
+        # The title, then the citation's fields, then the summary.
+        title, *citation, summary = cited
         self.identifier = Identifier(prefix, number)
         self.label = self.identifier.label(version)
         self.status = status
+        self.topic_name = topic_name
+        self.topic_slug = topic_slug
         self.title = title
         self.summary_with_citation = join_summary(Citation(*citation), summary)
 
@@ -45,23 +61,49 @@ def row_values(documents):
     )
 
 
-def document_rows(rows, targets):
+def document_rows(rows, targets, *, topic_column=False):
     """The ``<tr>`` elements of ``rows`` (TableRows), as one piece of HTML.
 
     ``targets`` come from ``references.resolve`` for the rows' summaries.
+    Active is the usual status and is printed quietly; any other is flagged,
+    and its row marked, so the unusual stands out.
     """
     path = identifier_path("catalogue:document-detail")
     statuses = {value: escape(str(label)) for value, label in Document.Status.choices}
-    return mark_safe(  # Every value is escaped: link_names returns safe HTML.
-        "".join(
-            f"<tr>\n"
-            f'      <td class="label"><a href="{escape(path(row.identifier))}">'
-            f"{escape(row.label)}</a></td>\n"
-            f'      <td class="title">{escape(row.title)}</td>\n'
-            f'      <td class="summary">'
+    topic_cell = _topic_cell() if topic_column else None
+    html = []
+    for row in rows:
+        url = escape(path(row.identifier))
+        usual = row.status == Document.Status.ACTIVE
+        html.append(
+            (f'<tr class="status-{row.status}">\n' if not usual else "<tr>\n")
+            + f'      <td class="label"><a href="{url}">{escape(row.label)}</a></td>\n'
+            f'      <td class="title"><a href="{url}">{escape(row.title)}</a></td>\n'
+            + (topic_cell(row) if topic_cell else "")
+            + f'      <td class="summary">'
             f"{link_names(row.summary_with_citation, targets)}</td>\n"
-            f'      <td class="status">{statuses[row.status]}</td>\n'
+            f'      <td class="status"><span class="'
+            f'{"status-usual" if usual else "status-flag"}">'
+            f"{statuses[row.status]}</span></td>\n"
             f"    </tr>\n    "
-            for row in rows
         )
-    )
+    # Every value is escaped: link_names returns safe HTML.
+    return mark_safe("".join(html))
+
+
+def _topic_cell():
+    """A function giving a row's topic cell, its URL reversed once."""
+    sample = "x-topic"
+    head, tail = reverse("catalogue:topic-detail", args=[sample]).split(sample)
+    unfiled = reverse("catalogue:unfiled")
+
+    def cell(row):
+        if row.topic_slug is None:
+            url, name = unfiled, "Unfiled"
+        else:
+            url, name = f"{head}{row.topic_slug}{tail}", row.topic_name
+        return (
+            f'      <td class="topic"><a href="{escape(url)}">{escape(name)}</a></td>\n'
+        )
+
+    return cell

@@ -1,30 +1,37 @@
 """One search over documents, decision records and topics.
 
-On PostgreSQL: full-text search in web-search syntax (``"exact phrase"``,
-``-word``, ``or``), ranked, over search vectors the database keeps in indexed
-columns (migration 0004), with the matching passage highlighted. On SQLite:
-the same page, matching words and phrases as substrings, in number order.
+A query is read once, in web-search syntax (``"exact phrase"``, ``-word``,
+``or``), into terms; each database then searches its own full-text index
+with them, stemming words (``pipelines`` finds ``pipeline``) and ranking
+results by relevance, title and identifier before the summary:
+
+- PostgreSQL: the ``search_vector`` columns its triggers keep (migration
+  0004), ranked by ``ts_rank``, passages by ``ts_headline``;
+- SQLite: FTS5 tables with the Porter stemmer that its triggers keep
+  (migration 0007), ranked by ``bm25``, passages by ``snippet``.
 """
 
-import operator
 import re
-from functools import reduce
+from dataclasses import dataclass, field
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.paginator import InvalidPage, Paginator
 from django.db import connection
-from django.db.models import F, Q, Value
+from django.db.models import F, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Replace
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Document, Topic
+from catalogue.models import DecisionRecord, Document, Registry, Topic
 
 MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 50
+PASSAGE_WORDS = 40
 CONFIG = "english"
 # Private-use characters mark the highlights, so the text around them can be
 # escaped before they become <mark> elements; angle brackets stand in for
@@ -33,6 +40,65 @@ CONFIG = "english"
 START, STOP, LT, GT = "\ue000", "\ue001", "\ue002", "\ue003"
 
 TERM_RE = re.compile(r'(-?)"([^"]*)"|(-?)(\S+)')
+WORD_RE = re.compile(r"\w")
+
+
+@dataclass
+class Terms:
+    """A query's terms: ``groups`` are alternatives (``or``), each a list of
+    words and phrases that must all match; ``excluded`` must not match.
+
+    Terms without a letter or digit are dropped, and a term is negated at
+    most once, so no input makes a query the databases refuse.
+    """
+
+    groups: list = field(default_factory=list)
+    excluded: list = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, query):
+        groups, excluded = [[]], []
+        for match in TERM_RE.finditer(query):
+            is_phrase = match[2] is not None
+            negated = bool(match[1] or match[3])
+            term = match[2] if is_phrase else match[4].strip('"-')
+            if not is_phrase and term.lower() == "or" and not negated:
+                groups.append([])
+            elif WORD_RE.search(term):
+                (excluded if negated else groups[-1]).append(" ".join(term.split()))
+        return cls([group for group in groups if group], excluded)
+
+    def __bool__(self):
+        return bool(self.groups or self.excluded)
+
+    def websearch(self):
+        """The terms in PostgreSQL's web-search syntax."""
+        alternatives = " or ".join(" ".join(map(_quoted, g)) for g in self.groups)
+        return " ".join([alternatives, *(f"-{_quoted(t)}" for t in self.excluded)])
+
+    def fts5(self):
+        """The terms as an FTS5 query, or None when no term must match."""
+        if not self.groups:
+            return None
+        alternatives = " OR ".join(
+            "(" + " AND ".join(map(_fts5_string, group)) + ")" for group in self.groups
+        )
+        if self.excluded:
+            return f"({alternatives}) NOT ({self.fts5_excluded()})"
+        return alternatives
+
+    def fts5_excluded(self):
+        return " OR ".join(map(_fts5_string, self.excluded))
+
+
+def _quoted(term):
+    return f'"{term}"' if " " in term else term
+
+
+def _fts5_string(term):
+    # An FTS5 string: the tokenizer reads it, so it stems and phrases as the
+    # indexed text does; a double quote inside is doubled.
+    return '"' + term.replace('"', '""') + '"'
 
 
 def entry_named(query):
@@ -51,6 +117,25 @@ def entry_named(query):
     )
 
 
+def identifier_notice(query):
+    """Why a query that reads as an identifier opened no record, or ""."""
+    identifier = Identifier.parse_typed(query)
+    if identifier is None:
+        return ""
+    if identifier.prefix == DecisionRecord.PREFIX:
+        return f"No published decision record is numbered {identifier}."
+    prefixes = list(
+        Registry.objects.order_by("prefix").values_list("prefix", flat=True)
+    )
+    if identifier.prefix in prefixes:
+        return f"No published document is numbered {identifier}."
+    kinds = ", ".join(f"{prefix}-…" for prefix in [*prefixes, DecisionRecord.PREFIX])
+    return (
+        f"The record holds no {identifier.prefix} documents: its identifiers "
+        f"are {kinds}."
+    )
+
+
 def is_full_text():
     return connection.vendor == "postgresql"
 
@@ -58,8 +143,10 @@ def is_full_text():
 class SearchResults:
     """The documents, decision records and topics that match a query."""
 
-    def __init__(self, query, data):
+    def __init__(self, query, data, *, passages=True):
         self.query = query
+        self.passages = passages
+        self.terms = Terms.parse(query)
         documents = Document.objects.public().select_related("registry", "topic")
         if query:
             documents = self._match_documents(documents)
@@ -79,7 +166,10 @@ class SearchResults:
             raise Http404(str(error)) from None
         documents = list(page.object_list)
         for document in documents:
-            document.passage = self._passage(document)
+            document.passage = _passage(document)
+            document.title_html = _marked(
+                getattr(document, "title_headline", None) or document.title
+            )
         return {
             "query": self.query,
             "searched": searched,
@@ -90,50 +180,42 @@ class SearchResults:
             "documents": documents,
             "decisions": self._match_decisions() if self.query else [],
             "topics": self._match_topics() if self.query else [],
-            "full_text": is_full_text(),
+            "identifier_notice": identifier_notice(self.query),
         }
 
     # Documents
 
     def _match_documents(self, documents):
+        if not self.terms:
+            return documents.none()
         if is_full_text():
             query = self._search_query()
+            passages = {}
+            if self.passages:
+                passages = {
+                    "headline": _headline("summary", query, max_words=PASSAGE_WORDS),
+                    "title_headline": _headline("title", query, highlight_all=True),
+                }
             return (
                 documents.filter(search_vector=query)
-                .annotate(
-                    rank=SearchRank(F("search_vector"), query),
-                    headline=SearchHeadline(
-                        Replace(
-                            Replace("summary", Value("<"), Value(LT)),
-                            Value(">"),
-                            Value(GT),
-                        ),
-                        query,
-                        config=CONFIG,
-                        start_sel=START,
-                        stop_sel=STOP,
-                        max_words=40,
-                        min_words=20,
-                    ),
-                )
+                .annotate(rank=SearchRank(F("search_vector"), query), **passages)
                 .order_by("-rank", "registry__prefix", "number")
             )
-        fields = ["title", "authors", "source_identifier", "citation_note", "summary"]
-        return documents.filter(self._text_condition(fields)).order_by(
-            "registry__prefix", "number"
+        return _fts5_match(
+            documents,
+            "document_fts",
+            self.terms,
+            weights=[10, 10, 4, 1],
+            select=FTS5_PASSAGES if self.passages else {},
+            order=["registry__prefix", "number"],
         )
-
-    def _passage(self, document):
-        if hasattr(document, "headline"):
-            text = document.headline.replace(LT, "<").replace(GT, ">")
-        else:
-            text = mark_terms(document.summary, self._terms()[0])
-        return mark_safe(escape(text).replace(START, "<mark>").replace(STOP, "</mark>"))
 
     # Decision records and topics: few rows, listed whole.
 
     def _match_decisions(self):
         decisions = DecisionRecord.objects.public()
+        if not self.terms:
+            return []
         if is_full_text():
             query = self._search_query()
             return list(
@@ -141,9 +223,15 @@ class SearchResults:
                 .annotate(rank=SearchRank(F("search_vector"), query))
                 .order_by("-rank", "number")
             )
-        return list(decisions.filter(self._text_condition(["title", "body"])))
+        return list(
+            _fts5_match(
+                decisions, "decision_fts", self.terms, [10, 10, 1], order=["number"]
+            )
+        )
 
     def _match_topics(self):
+        if not self.terms:
+            return []
         if is_full_text():
             query = self._search_query()
             return list(
@@ -151,57 +239,84 @@ class SearchResults:
                 .annotate(rank=SearchRank(F("search_vector"), query))
                 .order_by("-rank", "position")
             )
-        return list(Topic.objects.filter(self._text_condition(["name", "scope"])))
-
-    # Query parsing
+        return list(
+            _fts5_match(
+                Topic.objects.all(), "topic_fts", self.terms, [10, 4], ["position"]
+            )
+        )
 
     def _search_query(self):
-        return SearchQuery(self.query, search_type="websearch", config=CONFIG)
-
-    def _terms(self):
-        """(groups of terms that must all match, terms that must not match).
-
-        Groups are alternatives, separated by ``or`` as in web-search syntax.
-        """
-        groups, excluded = [[]], []
-        for match in TERM_RE.finditer(self.query):
-            negated = match[1] or match[3]
-            term = match[2] if match[2] is not None else match[4]
-            if not term.strip('"'):
-                continue
-            if term.lower() == "or" and not negated and match[4]:
-                groups.append([])
-            elif negated:
-                excluded.append(term)
-            else:
-                groups[-1].append(term.strip('"'))
-        return [group for group in groups if group], excluded
-
-    def _text_condition(self, fields):
-        def matches(term):
-            return reduce(
-                operator.or_, (Q(**{f"{field}__icontains": term}) for field in fields)
-            )
-
-        groups, excluded = self._terms()
-        condition = reduce(
-            operator.or_,
-            (reduce(operator.and_, map(matches, group)) for group in groups),
-            Q(pk__in=[]) if groups else Q(),
+        return SearchQuery(
+            self.terms.websearch(), search_type="websearch", config=CONFIG
         )
-        for term in excluded:
-            condition &= ~matches(term)
-        return condition
 
 
-def mark_terms(text, groups, width=300):
-    """A passage of ``text`` around the first term found, terms marked."""
-    terms = sorted({term for group in groups for term in group}, key=len, reverse=True)
-    if not terms:
-        return text[:width]
-    pattern = re.compile("|".join(map(re.escape, terms)), re.IGNORECASE)
-    first = pattern.search(text)
-    start = max(0, first.start() - width // 3) if first else 0
-    passage = text[start : start + width]
-    marked = pattern.sub(lambda m: f"{START}{m[0]}{STOP}", passage)
-    return ("…" if start else "") + marked + ("…" if start + width < len(text) else "")
+# The summary's matching passage and the title, marked, from document_fts.
+FTS5_PASSAGES = {
+    "headline": (
+        f"snippet(document_fts, 3, %s, %s, '', {PASSAGE_WORDS})",
+        [START, STOP],
+    ),
+    "title_headline": ("highlight(document_fts, 1, %s, %s)", [START, STOP]),
+}
+
+
+def _headline(name, query, **options):
+    """``name``'s text with the query's words marked (PostgreSQL)."""
+    text = Replace(Replace(name, Value("<"), Value(LT)), Value(">"), Value(GT))
+    if "max_words" in options:
+        options["min_words"] = options["max_words"] // 2
+    return SearchHeadline(
+        text, query, config=CONFIG, start_sel=START, stop_sel=STOP, **options
+    )
+
+
+def _fts5_match(queryset, fts, terms, weights, order, select=None):
+    """``queryset`` narrowed to the rows of FTS5 table ``fts`` that match
+    ``terms``, best first, with ``select``'s FTS5 functions as attributes.
+
+    FTS5's rank and passages exist only in a query that joins its table with
+    MATCH, and the ORM has no join to a virtual table: ``extra()`` adds it.
+    """
+    table = queryset.model._meta.db_table
+    match = terms.fts5()
+    if match is None:
+        excluded = RawSQL(
+            f"SELECT rowid FROM {fts} WHERE {fts} MATCH %s", [terms.fts5_excluded()]
+        )
+        return queryset.exclude(pk__in=excluded).order_by(*order)
+    select = {
+        "rank": (f"bm25({fts}, {', '.join(map(str, weights))})", []),
+        **(select or {}),
+    }
+    return queryset.extra(
+        tables=[fts],
+        where=[f"{fts}.rowid = {table}.id", f"{fts} MATCH %s"],
+        params=[match],
+        select={name: sql for name, (sql, _) in select.items()},
+        select_params=[param for _, params in select.values() for param in params],
+    ).order_by("rank", *order)
+
+
+def _passage(document):
+    """The summary's passage that matched, marked, with an ellipsis where it
+    starts or ends inside the summary; the summary's opening when none did."""
+    summary = document.summary
+    headline = getattr(document, "headline", None)
+    if headline is None:
+        return Truncator(summary).words(PASSAGE_WORDS, truncate="…")
+    plain = _unmarked(headline).strip()
+    before = "" if summary.startswith(plain) else "…"
+    after = "" if summary.endswith(plain) else "…"
+    return _marked(f"{before}{headline.strip()}{after}")
+
+
+def _unmarked(text):
+    text = text.replace(START, "").replace(STOP, "")
+    return text.replace(LT, "<").replace(GT, ">")
+
+
+def _marked(text):
+    """``text`` escaped, its marked words in <mark> elements."""
+    text = escape(text.replace(LT, "<").replace(GT, ">"))
+    return mark_safe(text.replace(START, "<mark>").replace(STOP, "</mark>"))

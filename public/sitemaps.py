@@ -1,28 +1,51 @@
+"""The sitemap: an index of sections, one per kind of page.
+
+A section with no page is left out of the index and is not found at its own
+address: the sitemaps.org schema requires at least one ``<url>`` in a
+``<urlset>``.
+"""
+
 from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps import views as sitemap_views
+from django.core.paginator import Paginator
 from django.urls import reverse
+from django.utils.functional import cached_property
 
 from catalogue.models import DecisionRecord, Document, Registry, Topic
 
 
-class PageSitemap(Sitemap):
+class SectionSitemap(Sitemap):
+    @cached_property
+    def paginator(self):
+        # Without an empty first page, an empty section is a 404.
+        return Paginator(self._items(), self.limit, allow_empty_first_page=False)
+
+
+class PageSitemap(SectionSitemap):
     def items(self):
-        return ["catalogue:index", "catalogue:decision-list", "catalogue:unfiled"]
+        return [
+            "catalogue:index",
+            "catalogue:registry-list",
+            "catalogue:tag-list",
+            "catalogue:decision-list",
+            "catalogue:unfiled",
+        ]
 
     def location(self, name):
         return reverse(name)
 
 
-class TopicSitemap(Sitemap):
+class TopicSitemap(SectionSitemap):
     def items(self):
         return Topic.objects.order_by("position")
 
 
-class RegistrySitemap(Sitemap):
+class RegistrySitemap(SectionSitemap):
     def items(self):
         return Registry.objects.order_by("prefix")
 
 
-class DocumentSitemap(Sitemap):
+class DocumentSitemap(SectionSitemap):
     limit = 10000
 
     def items(self):
@@ -32,7 +55,7 @@ class DocumentSitemap(Sitemap):
         return document.updated_at
 
 
-class DecisionRecordSitemap(Sitemap):
+class DecisionRecordSitemap(SectionSitemap):
     def items(self):
         return DecisionRecord.objects.public().order_by("number")
 
@@ -40,7 +63,7 @@ class DecisionRecordSitemap(Sitemap):
         return decision.updated_at
 
 
-class TagSitemap(Sitemap):
+class TagSitemap(SectionSitemap):
     def items(self):
         return Document.objects.public().tags().order_by("slug")
 
@@ -56,3 +79,17 @@ SITEMAPS = {
     "decisions": DecisionRecordSitemap,
     "tags": TagSitemap,
 }
+
+
+def index(request, **kwargs):
+    """The sitemap index, listing the sections that have pages."""
+    sections = {name: section() for name, section in SITEMAPS.items()}
+    sitemaps = {
+        name: section for name, section in sections.items() if section.paginator.count
+    }
+    return sitemap_views.index(
+        request,
+        sitemaps,
+        sitemap_url_name="catalogue:sitemap-section",
+        **kwargs,
+    )

@@ -1,9 +1,7 @@
-from django.contrib.sitemaps.views import index as sitemap_index
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 
-from public import feeds, views
-from public.sitemaps import SITEMAPS
+from public import feeds, sitemaps, views
 
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
@@ -18,14 +16,14 @@ site = [
         name="search-citation",
     ),
     path("feed/", feeds.DocumentVersionFeed(), name="feed"),
+    path("robots.txt", views.robots_txt, name="robots"),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("sitemap.xml", sitemaps.index, name="sitemap"),
     path(
-        "sitemap.xml",
-        sitemap_index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "catalogue:sitemap-section"},
-        name="sitemap",
-    ),
-    path(
-        "sitemap-<section>.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap-section"
+        "sitemap-<section>.xml",
+        sitemap,
+        {"sitemaps": sitemaps.SITEMAPS},
+        name="sitemap-section",
     ),
 ]
 
@@ -40,6 +38,7 @@ lists = [
         views.RegistryDetailView.as_view(),
         name="registry-detail",
     ),
+    path("tags/", views.TagListView.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
 ]
 

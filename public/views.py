@@ -5,8 +5,10 @@ from django.core.exceptions import BadRequest
 from django.db.models import Prefetch, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
+from django.utils.functional import cached_property
 from django.utils.http import quote_etag
 from django.views.generic import DetailView, ListView, TemplateView
 
@@ -21,7 +23,7 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.references import resolve
-from exchange.citation_formats import citation_response
+from exchange.views import filtered_citation_response
 from public import search
 from public.links import decision_files, link_names_in_html
 from public.markdown import render_markdown
@@ -69,6 +71,8 @@ class DocumentListView(ListView):
     context_object_name = "documents"
     paginate_by = ROWS_PER_PAGE
     hidden_filters = []
+    # Lists that mix topics show each row's topic.
+    topic_column = False
 
     def base_queryset(self):
         return Document.objects.public()
@@ -89,12 +93,30 @@ class DocumentListView(ListView):
         context["references"] = resolve(
             [document.summary_with_citation for document in context["documents"]]
         )
-        context["rows"] = document_rows(context["documents"], context["references"])
+        context["rows"] = document_rows(
+            context["documents"],
+            context["references"],
+            topic_column=self.topic_column,
+        )
+        context["topic_column"] = self.topic_column
         context["filter"] = self.filter
         context["is_filtered"] = any(
             self.request.GET.get(name) for name in self.filter.filters
         )
+        context["filter_query"] = filter_query(self.request)
+        if "listed" not in context:
+            # How many the list holds before its filters: one more count,
+            # asked only when the list is filtered.
+            context["listed"] = (
+                self.unfiltered_count()
+                if context["is_filtered"]
+                else context["paginator"].count
+            )
         return context
+
+    def unfiltered_count(self):
+        """How many documents the list holds before its filters."""
+        return self.base_queryset().count()
 
 
 class FiledListView(DocumentListView):
@@ -112,7 +134,9 @@ class FiledListView(DocumentListView):
 
     def get_context_data(self, **kwargs):
         counts = Document.objects.public().registry_counts(topic=self.topic)
-        return super().get_context_data(counts=counts, **kwargs)
+        return super().get_context_data(
+            counts=counts, listed=sum(count.listed for count in counts), **kwargs
+        )
 
 
 class TopicDetailView(FiledListView):
@@ -124,9 +148,9 @@ class TopicDetailView(FiledListView):
 
     template_name = "catalogue/topic_detail.html"
 
-    def base_queryset(self):
-        self.topic = get_object_or_404(Topic, slug=self.kwargs["slug"])
-        return super().base_queryset()
+    @cached_property
+    def topic(self):
+        return get_object_or_404(Topic, slug=self.kwargs["slug"])
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -155,9 +179,13 @@ class RegistryDetailView(DocumentListView):
 
     template_name = "catalogue/registry_detail.html"
     hidden_filters = ["registry"]
+    topic_column = True
+
+    @cached_property
+    def registry(self):
+        return get_object_or_404(Registry, prefix=self.kwargs["prefix"])
 
     def base_queryset(self):
-        self.registry = get_object_or_404(Registry, prefix=self.kwargs["prefix"])
         return Document.objects.public().in_registry(self.registry)
 
     def get_context_data(self, **kwargs):
@@ -173,16 +201,33 @@ class TagDetailView(DocumentListView):
 
     template_name = "catalogue/tag_detail.html"
     hidden_filters = ["tag"]
+    topic_column = True
 
-    def base_queryset(self):
+    @cached_property
+    def tag(self):
         # A tag only drafts carry has no public page: its name is not public.
-        self.tag = get_object_or_404(
+        return get_object_or_404(
             Document.objects.public().tags(), slug=self.kwargs["slug"]
         )
+
+    def base_queryset(self):
         return Document.objects.public().filter(tags=self.tag)
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(tag=self.tag, **kwargs)
+
+
+class TagListView(ListView):
+    """Every tag a public document carries, by name, with its count of them.
+
+    Template: ``catalogue/tag_list.html``. Context: ``tags``.
+    """
+
+    context_object_name = "tags"
+    template_name = "catalogue/tag_list.html"
+
+    def get_queryset(self):
+        return Document.objects.public().tag_counts().order_by("name")
 
 
 class RegistryListView(ListView):
@@ -424,11 +469,19 @@ def decision_image(request, identifier, name):
     return response
 
 
-def _search_results(request):
+def filter_query(request):
+    """The query string of a list's filters, without its page: what a
+    download of the list takes to hold the same documents."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
+def _search_results(request, *, passages=True):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
         raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
-    results = search.SearchResults(query, request.GET)
+    results = search.SearchResults(query, request.GET, passages=passages)
     if not results.filter.is_valid():
         raise BadRequest(results.filter.errors.as_text())
     return results
@@ -450,6 +503,35 @@ def search_view(request):
 
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
-    matches = _search_results(request).filter.qs.values("pk")
-    documents = Document.objects.public().filter(pk__in=matches)
-    return citation_response(documents, fmt, "search")
+    results = _search_results(request, passages=False)
+    return filtered_citation_response(results.filter, fmt, "search")
+
+
+def robots_txt(request):
+    """Crawlers may read every public page, and find them in the sitemap;
+    the admin, staff exports and endless search pages are left alone."""
+    sitemap = request.build_absolute_uri(reverse("catalogue:sitemap"))
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /export/",
+        "Disallow: /search/",
+        f"Sitemap: {sitemap}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain")
+
+
+def favicon(request):
+    """``/favicon.ico``, where browsers look first: the static icon."""
+    return redirect(static("favicon.ico"))
+
+
+def bad_request(request, exception):
+    """The 400 page, saying what was wrong when a view said so.
+
+    Only a view's own ``BadRequest`` is explained: other client errors (a
+    disallowed host, a suspicious request) are answered without detail.
+    Template: ``400.html``. Context: ``message``.
+    """
+    message = str(exception) if type(exception) is BadRequest else ""
+    return render(request, "400.html", {"message": message}, status=400)

@@ -11,6 +11,7 @@ from taggit.models import Tag
 from catalogue.citations import (
     Citation,
     author_names,
+    identifier_pdf_url,
     identifier_url,
     identifier_value,
     join_summary,
@@ -62,6 +63,18 @@ class DocumentQuerySet(models.QuerySet):
         follows the number of tags rather than the size of the record.
         """
         return Tag.objects.filter(Exists(self.filter(tags=OuterRef("pk"))))
+
+    def tag_counts(self):
+        """The tags these documents carry, each with ``document_count``, how
+        many of them carry it. One query."""
+        count = Subquery(
+            self.filter(tags=OuterRef("pk"))
+            .order_by()
+            .values("tags")
+            .annotate(n=Count("*"))
+            .values("n")
+        )
+        return self.tags().annotate(document_count=count)
 
     def naming(self, identifier):
         """Documents whose text names ``identifier``."""
@@ -169,6 +182,11 @@ class CitedText(models.Model):
     def source_url(self):
         """Where the cited work lives: the arXiv abstract page or the DOI resolver."""
         return identifier_url(self.source_identifier)
+
+    @property
+    def pdf_url(self):
+        """The cited work's PDF, where its identifier tells (arXiv), or ""."""
+        return identifier_pdf_url(self.source_identifier)
 
     @property
     def author_list(self):

@@ -1,11 +1,14 @@
 """Broken references: names in published text that point at nothing a
-reader can open, listed for editors to mend."""
+reader can open, listed for editors to mend. The preface's are listed above
+the rows: the preface is one text, read where it is shown, and keeps no
+``Reference`` rows."""
 
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from catalogue.models import BrokenReference
+from catalogue.models import BrokenReference, Preface
+from catalogue.references import broken_names
 
 
 @admin.register(BrokenReference)
@@ -16,6 +19,15 @@ class BrokenReferenceAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).broken()
+
+    def changelist_view(self, request, extra_context=None):
+        preface = Preface.objects.first()
+        extra_context = {
+            **(extra_context or {}),
+            "preface": preface,
+            "preface_broken": broken_names(preface.text) if preface else [],
+        }
+        return super().changelist_view(request, extra_context)
 
     @admin.display(description="named in")
     def source_link(self, reference):

@@ -1,7 +1,9 @@
 from django import template
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
+from exchange.citation_formats import bibtex_entry, plain_reference
 from exchange.madr import place_status, unlinked
 from public.links import link_names, link_names_in_html
 from public.markdown import render_inline, render_markdown
@@ -46,6 +48,26 @@ def decision_status(decision):
         written,
         decision.get_status_display().lower(),
     )
+
+
+@register.simple_tag(takes_context=True)
+def absolute_static(context, path):
+    """The absolute address of a static file, as OpenGraph asks."""
+    request = context.get("request")
+    url = static(path)
+    return request.build_absolute_uri(url) if request else url
+
+
+@register.filter
+def as_bibtex(document):
+    """The document's BibTeX entry, as the download gives it."""
+    return bibtex_entry(document)
+
+
+@register.filter
+def as_reference(document):
+    """The document as a plain reference: authors, year, title, source."""
+    return plain_reference(document)
 
 
 CITATION_FORMATS = [("bib", "BibTeX"), ("ris", "RIS"), ("json", "CSL-JSON")]

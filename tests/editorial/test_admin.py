@@ -1,6 +1,7 @@
 """The editors' admin over the record."""
 
 import pytest
+from bs4 import BeautifulSoup
 from django.urls import reverse
 
 from catalogue.models import BrokenReference, Document
@@ -109,3 +110,21 @@ def test_broken_references_are_listed_for_editors(admin_client):
     response = admin_client.get(reverse("admin:catalogue_brokenreference_changelist"))
     assert response.status_code == 200
     assert "LIT-998" in response.content.decode()
+
+
+def test_broken_references_in_the_preface_are_listed_for_editors(
+    admin_client, imported_seed
+):
+    DecisionRecordFactory(number=32)
+    DecisionRecordFactory(number=59, draft=True)
+
+    response = admin_client.get(reverse("admin:catalogue_brokenreference_changelist"))
+
+    soup = BeautifulSoup(response.content, "html.parser")
+    assert [name.get_text() for name in soup.select(".preface-broken strong")] == [
+        "ADR-026",
+        "ADR-059",
+    ]
+    assert soup.select_one(".preface-broken a")["href"] == reverse(
+        "admin:catalogue_preface_change", args=[1]
+    )

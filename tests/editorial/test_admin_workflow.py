@@ -112,8 +112,9 @@ def test_admin_shows_a_version_compared_word_by_word_and_reverts_it(admin_client
     page = admin_client.get(
         reverse("admin:catalogue_document_version", args=[document.pk, 2])
     ).content.decode()
-    assert "<del>saves.</del>" in page
-    assert "<ins>trades compute for memory.</ins>" in page
+    assert '<del class="diff">saves.</del>' in page
+    assert '<ins class="diff">trades compute for memory.</ins>' in page
+    assert "css/diff.css" in page
 
     admin_client.post(url)
 

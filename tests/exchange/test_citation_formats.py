@@ -40,8 +40,8 @@ def parse_ris(text):
         if tag == "ER":
             entries[entry["ID"]] = entry
             entry = {}
-        elif tag == "AU":
-            entry.setdefault("AU", []).append(value)
+        elif tag in {"AU", "N1"}:
+            entry.setdefault(tag, []).append(value)
         else:
             entry[tag] = value
     return entries
@@ -56,7 +56,12 @@ def expected_facts(document):
         "authors": names,
         "url": document.source_url or None,
         "note": document.citation_note or None,
-        "abstract": document.summary or None,
+        "abstract": None,
+        "annotation": (
+            f"Anthology summary ({document.label}): {document.summary}"
+            if document.summary
+            else None
+        ),
         "eprint": None,
         "doi": None,
     }
@@ -76,19 +81,25 @@ def bibtex_facts(entry):
         "url": entry.get("url"),
         "note": entry.get("note"),
         "abstract": entry.get("abstract"),
+        "annotation": entry.get("annote"),
         "eprint": entry.get("eprint"),
         "doi": entry.get("doi"),
     }
 
 
 def ris_facts(entry):
+    # The citation note and the labelled annotation are both notes (N1).
+    notes = entry.get("N1", [])
+    summaries = [note for note in notes if note.startswith("Anthology summary")]
+    others = [note for note in notes if note not in summaries]
     return {
         "title": entry["TI"],
         "year": entry["PY"],
         "authors": entry["AU"],
         "url": entry.get("UR"),
-        "note": entry.get("N1"),
-        "abstract": entry.get("AB"),
+        "note": others[0] if others else None,
+        "abstract": entry.get("AB") or entry.get("N2"),
+        "annotation": summaries[0] if summaries else None,
         "eprint": entry["AN"].removeprefix("arXiv:") if "AN" in entry else None,
         "doi": entry.get("DO"),
     }
@@ -102,6 +113,7 @@ def csl_facts(item):
         "url": item.get("URL"),
         "note": item.get("note"),
         "abstract": item.get("abstract"),
+        "annotation": item.get("annote"),
         "eprint": item.get("number"),
         "doi": item.get("DOI"),
     }

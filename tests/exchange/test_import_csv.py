@@ -299,7 +299,7 @@ def test_imported_document_gets_number_references_tags_version_and_audit(
     version = fourth.versions.get()
     assert (version.number, version.note, version.published_by) == (
         1,
-        "Imported from CSV",
+        "Carried over from a copy of the record.",
         admin_user,
     )
     assert version.content() == fourth.content()

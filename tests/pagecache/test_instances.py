@@ -239,7 +239,10 @@ def test_every_kind_of_change_through_one_instance_shows_on_the_other(
         },
     )
     assert Document.objects.get(pk=withdrawn.pk).status == Document.Status.WITHDRAWN
-    assert '<td class="status">Withdrawn</td>' in seen["/topics/distributed/"]
+    assert (
+        '<td class="status"><span class="status-flag">Withdrawn</span></td>'
+        in seen["/topics/distributed/"]
+    )
 
     editor.post(
         changelist,

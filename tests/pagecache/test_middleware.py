@@ -175,6 +175,7 @@ PUBLIC_PAGES = {
     "unfiled": lambda r: reverse("catalogue:unfiled"),
     "registries": lambda r: reverse("catalogue:registry-list"),
     "registry": lambda r: reverse("catalogue:registry-detail", args=["LIT"]),
+    "tags": lambda r: reverse("catalogue:tag-list"),
     "document": lambda r: r["document"].get_absolute_url(),
     "version": lambda r: reverse(
         "catalogue:document-version", args=[r["document"].identifier, 1]
@@ -184,6 +185,7 @@ PUBLIC_PAGES = {
     "feed": lambda r: reverse("catalogue:feed"),
     "topic feed": lambda r: reverse("catalogue:topic-feed", args=["distributed"]),
     "sitemap": lambda r: reverse("catalogue:sitemap"),
+    "robots.txt": lambda r: reverse("catalogue:robots"),
 }
 
 

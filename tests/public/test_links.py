@@ -100,12 +100,21 @@ def test_document_page_lists_public_records_that_name_it(client):
 def test_summaries_link_their_names_on_the_topic_page(client):
     topic = TopicFactory()
     DocumentFactory(number=325, topic=topic)
-    DocumentFactory(number=7, topic=topic, summary="Extends LIT-325 and LIT-999.")
+    DocumentFactory(
+        number=7,
+        topic=topic,
+        source_identifier="ARXIV-1604.06174",
+        summary="Extends LIT-325 and LIT-999, as DOI:10.1109/TAC.2003.812781 did.",
+    )
 
     soup = BeautifulSoup(client.get(topic.get_absolute_url()).content, "html.parser")
 
     summary = soup.select("td.summary")[0]
-    assert [a.get_text() for a in summary.find_all("a")] == ["LIT-325"]
+    assert [(a.get_text(), a["href"]) for a in summary.find_all("a")] == [
+        ("ARXIV-1604.06174", "https://arxiv.org/abs/1604.06174"),
+        ("LIT-325", "/LIT-325/"),
+        ("DOI:10.1109/TAC.2003.812781", "https://doi.org/10.1109/TAC.2003.812781"),
+    ]
 
 
 def test_the_preface_links_its_decision_records(client):

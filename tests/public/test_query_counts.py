@@ -76,6 +76,9 @@ def public_pages():
         ("registries", reverse("catalogue:registry-list"), 1),
         ("registry", reverse("catalogue:registry-detail", args=["LIT"]), 7),
         ("tag", reverse("catalogue:tag-detail", args=["tag-1"]), 7),
+        ("tags", reverse("catalogue:tag-list"), 1),
+        ("filtered topic", "/topics/busy/?year_from=2000", 10),
+        ("filtered registry", "/registries/LIT/?year_from=2000", 8),
         ("document", "/LIT-001/", 7),
         ("version", "/LIT-002/v2/", 7),
         ("decisions", reverse("catalogue:decision-list"), 3),
@@ -98,7 +101,8 @@ ADMIN_LISTS = {
     "catalogue_registry": 6,
     "catalogue_decisionrecord": 6,
     "catalogue_preface": 7,
-    "catalogue_brokenreference": 6,
+    # And the preface's broken names: the preface, the prefixes, their targets.
+    "catalogue_brokenreference": 9,
     "taggit_tag": 6,
 }
 

@@ -13,6 +13,9 @@ from django.urls import reverse
 from catalogue.models import Preface
 from catalogue.references import write_references
 from editorial import decisions, workflow
+from exchange import urls as exchange_urls
+from public import scopes
+from public import urls as public_urls
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -33,7 +36,7 @@ def test_publishing_a_revision_refreshes_its_page_topic_index_and_feeds(
         reverse("catalogue:registry-detail", args=["LIT"]),
         reverse("catalogue:feed"),
         reverse("catalogue:topic-feed", args=["distributed"]),
-        reverse("catalogue:search") + "?q=title",
+        reverse("catalogue:search") + "?year_from=1000",
     ]
     for path in pages:
         assert "New title" not in text_of(client, path)
@@ -228,3 +231,19 @@ def test_publishing_a_decision_refreshes_the_decisions_and_what_names_it(
 
     for path in pages:
         assert 'href="/decisions/ADR-026/"' in text_of(client, path), path
+
+
+def test_every_public_page_names_the_scopes_it_shows():
+    """A page missing from the map would never be cached; one the map names
+    that no URL serves would be a stale entry. Downloads are not cached, nor
+    decision images, which carry validators of their own."""
+    downloads = {"catalogue:search-citation", "catalogue:decision-image"}
+    staff_and_downloads = {pattern.name for pattern in exchange_urls.urlpatterns}
+    pages = {
+        f"catalogue:{pattern.name}"
+        for pattern in public_urls.urlpatterns
+        if getattr(pattern, "name", None)
+    }
+
+    assert staff_and_downloads.isdisjoint(name.split(":")[1] for name in pages)
+    assert pages - downloads == set(scopes.PAGES)

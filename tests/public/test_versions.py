@@ -1,11 +1,12 @@
 """Public version pages and the comparison with the version before."""
 
 import pytest
+from bs4 import BeautifulSoup
 from django.urls import reverse
 
 from catalogue.models import Document
 from editorial import workflow
-from public.diffs import word_diff
+from public.diffs import render_word_diff, word_diff
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -45,8 +46,8 @@ def test_the_document_page_lists_its_versions(client, two_versions):
 def test_a_version_page_compares_with_the_one_before(client, two_versions):
     page = client.get("/LIT-004/v2/").content.decode()
 
-    assert "<del>First</del><ins>Second</ins>" in page
-    assert "<ins> — revised</ins>" in page
+    assert '<del class="diff">First</del><ins class="diff">Second</ins>' in page
+    assert ' <ins class="diff">— revised</ins>' in page
     assert "Pending secret" not in page
     assert "No earlier version" in client.get("/LIT-004/v1/").content.decode()
 
@@ -89,3 +90,20 @@ def test_publishing_raises_the_topic_count_by_one(
 
     after = client.get(topic.get_absolute_url()).context["counts"][0].listed
     assert (before, after) == (1, 2)
+
+
+def test_unchanged_fields_are_collapsed_and_changed_ones_open(client, two_versions):
+    soup = BeautifulSoup(client.get("/LIT-004/v2/").content, "html.parser")
+
+    changed = [h.get_text() for h in soup.select(".version-comparison h3")]
+    collapsed = [s.get_text() for s in soup.select(".version-comparison summary")]
+    assert changed == ["Title"]
+    assert collapsed == ["Citation (unchanged)", "Summary (unchanged)"]
+
+
+def test_a_diff_names_its_changes_without_colour():
+    html = str(render_word_diff("the rule holds", "the rule: holds"))
+
+    assert html == (
+        'the <del class="diff">rule</del><ins class="diff">rule:</ins> holds'
+    )

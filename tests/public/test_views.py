@@ -176,3 +176,118 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # decision records that name it.
     with django_assert_num_queries(5):
         soup_of(client.get(first.get_absolute_url()))
+
+
+def test_topic_table_links_titles_and_flags_only_unusual_statuses(client):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic, number=1, title="Active work")
+    DocumentFactory(topic=topic, number=2, title="Retired work", withdrawn=True)
+
+    soup = soup_of(client.get(topic.get_absolute_url()))
+
+    titles = [(a.get_text(), a["href"]) for a in soup.select("td.title a")]
+    assert titles == [("Active work", "/LIT-001/"), ("Retired work", "/LIT-002/")]
+    assert [cell.get_text() for cell in soup.select("td.status")] == [
+        "Active",
+        "Withdrawn",
+    ]
+    assert [flag.get_text() for flag in soup.select("td .status-flag")] == ["Withdrawn"]
+    assert soup.select("tr.status-withdrawn td.label a")[0].get_text() == "LIT-002"
+
+
+def test_filtered_topic_page_counts_what_it_shows_and_cites_only_that(client):
+    topic = TopicFactory(slug="busy")
+    DocumentFactory(topic=topic, number=1, year=2016)
+    DocumentFactory(topic=topic, number=2, year=2021)
+    DocumentFactory(topic=topic, number=3, year=2022, withdrawn=True)
+
+    soup = soup_of(client.get("/topics/busy/?year_from=2020&page=1"))
+    bib = soup.select_one(".cite-links a")["href"]
+    entries = client.get(bib).content.decode()
+
+    assert soup.select_one(".counts").get_text() == (
+        "3 of 3 LIT documents. 2 of 3 shown, as filtered. Back to the full index."
+    )
+    assert bib == "/topics/busy/cite.bib?year_from=2020"
+    assert [line for line in entries.splitlines() if line.startswith("@")] == [
+        "@misc{LIT-002,"
+    ]
+
+
+def test_topic_download_keeps_withdrawn_documents_when_the_filter_asks(client):
+    topic = TopicFactory(slug="busy")
+    DocumentFactory(topic=topic, number=1)
+    DocumentFactory(topic=topic, number=3, withdrawn=True)
+
+    response = client.get("/topics/busy/cite.bib?status=withdrawn")
+
+    assert [
+        line for line in response.content.decode().splitlines() if line[:1] == "@"
+    ] == ["@misc{LIT-003,"]
+    assert client.get("/topics/busy/cite.bib?year_from=abc").status_code == 400
+
+
+def test_cite_and_feed_links_come_before_the_table(client):
+    topic = TopicFactory()
+    DocumentFactory(topic=topic)
+
+    html = client.get(topic.get_absolute_url()).content.decode()
+
+    assert html.index('class="cite-links"') < html.index('class="documents"')
+    assert html.index('class="feed-link"') < html.index('class="documents"')
+
+
+def test_registry_and_tag_pages_show_each_documents_topic(client):
+    topic = TopicFactory(name="Evaluation", slug="evaluation")
+    DocumentFactory(number=1, topic=topic).tags.add("memory")
+    DocumentFactory(number=2, unfiled=True).tags.add("memory")
+
+    for path in ["/registries/LIT/", "/tags/memory/"]:
+        soup = soup_of(client.get(path))
+        headers = [th.get_text() for th in soup.select("table.documents th")]
+        topics = [(a.get_text(), a["href"]) for a in soup.select("td.topic a")]
+        assert headers == ["#", "Title", "Topic", "Summary", "Status"], path
+        assert topics == [
+            ("Evaluation", "/topics/evaluation/"),
+            ("Unfiled", "/unfiled/"),
+        ], path
+
+
+def test_tag_index_lists_public_tags_with_their_counts(client):
+    DocumentFactory.create_batch(2)[0].tags.add("memory", "scaling")
+    DocumentFactory().tags.add("memory")
+    DocumentFactory(draft=True).tags.add("memory", "secret")
+
+    soup = soup_of(client.get(reverse("catalogue:tag-list")))
+
+    rows = [[td.get_text() for td in tr.select("td")] for tr in soup.select("tbody tr")]
+    assert rows == [["memory", "2"], ["scaling", "1"]]
+    assert soup.select_one("tbody a")["href"] == "/tags/memory/"
+
+
+def test_document_page_links_the_pdf_and_shows_the_citation_to_copy(client):
+    DocumentFactory(sublinear_memory=True, summary="Gradient checkpointing.")
+
+    soup = soup_of(client.get("/LIT-004/"))
+
+    assert soup.select_one(".source-links a.button")["href"] == (
+        "https://arxiv.org/pdf/1604.06174"
+    )
+    assert soup.select_one("#cite-reference").get_text() == (
+        "Chen et al. (2016). Training Deep Nets with Sublinear Memory Cost. "
+        "arXiv:1604.06174."
+    )
+    bibtex = soup.select_one("#cite-bibtex").get_text()
+    assert bibtex == client.get("/LIT-004/cite.bib").content.decode()
+    assert "annote = {Anthology summary (LIT-004 v4): Gradient" in bibtex
+    assert "abstract" not in bibtex
+
+
+def test_document_page_of_a_doi_links_the_resolver_and_offers_no_pdf(client):
+    DocumentFactory(number=9, source_identifier="DOI:10.1109/TAC.2003.812781")
+
+    soup = soup_of(client.get("/LIT-009/"))
+
+    assert [a["href"] for a in soup.select(".source-links a")] == [
+        "https://doi.org/10.1109/TAC.2003.812781"
+    ]

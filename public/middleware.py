@@ -1,0 +1,25 @@
+"""Requests no page can answer, refused before any view runs."""
+
+from django.core.exceptions import BadRequest
+
+NUL = "\x00"
+
+
+class RejectNulMiddleware:
+    """A NUL character in the path or in a query parameter is a client error.
+
+    No text the record holds can contain one (PostgreSQL refuses it in any
+    text value), so such a request can name nothing: it is answered 400
+    before a lookup sends it to the database.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if NUL in request.path_info or any(
+            NUL in key or any(NUL in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            raise BadRequest("A NUL character cannot appear in a request.")
+        return self.get_response(request)

