@@ -1,47 +1,124 @@
 """The decision records' workflow: saving, publishing and supersession.
 
 A decision record is a draft, which readers never see, until a publisher
-publishes it.
+publishes it. Then, as with documents, an edit to it is held as its pending
+revision (with the records it will supersede) until a publisher publishes
+that too; a draft is edited in place.
 """
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from catalogue.models import DecisionRecord, DecisionRelation
+from catalogue.models import DecisionRecord, DecisionRelation, DecisionRevision
 from catalogue.references import write_references
 from editorial.steps import Step, audited, require, taking
 from public import scopes
 
+
+def _pending(decision, revision):
+    """Only an edit held as a pending revision can be discarded."""
+    if revision is None:
+        message = f"{decision.identifier} has no pending revision to discard."
+        raise ValidationError(message, code="nothing_to_discard")
+
+
 PUBLISH_DECISION = Step(
-    permission="catalogue.publish_decisionrecord",
-    doing="publish decision records",
+    "catalogue.publish_decisionrecord",
+    "publish decision records",
+    reads_revision=True,
 )
 EDIT_DECISION = Step(
-    permission="catalogue.change_decisionrecord",
-    doing="edit decision records",
+    "catalogue.change_decisionrecord", "edit decision records", reads_revision=True
+)
+DISCARD_DECISION = Step(
+    "catalogue.change_decisionrecord",
+    "discard revisions",
+    _pending,
+    reads_revision=True,
 )
 
 
-def save_decision(*, decision, user, supersedes):
+def superseded_by(decision):
+    """The primary keys of the records ``decision`` supersedes now, sorted."""
+    relations = DecisionRelation.objects.filter(
+        source=decision, kind=DecisionRelation.Kind.SUPERSEDES
+    )
+    return sorted(relations.values_list("target", flat=True))
+
+
+def save_decision(*, decision, user, supersedes, note=""):
     """Save a decision record as the admin's form gives it, with the records
-    it supersedes (``set_supersedes``) and its references."""
+    it supersedes (``set_supersedes``) and its references.
+
+    A published record keeps what readers see: the edit is held as its
+    pending revision, which is returned (None when the edit changes nothing
+    readers see, or the record is a draft, saved in place).
+    """
+    if decision.pk and DecisionRecord.objects.public().filter(pk=decision.pk).exists():
+        return _hold(decision, user, supersedes, note)
     with transaction.atomic(), audited(user):
         decision.save()
         write_references(decisions=[decision])
         set_supersedes(decision=decision, superseded=supersedes, user=user)
         scopes.decision_changed(decision)
-    return decision
+    return None
+
+
+def _hold(edited, user, supersedes, note):
+    with taking(EDIT_DECISION, edited, user) as (decision, revision):
+        if revision is None:
+            revision = DecisionRevision(
+                decision=decision,
+                created_by=user,
+                supersedes=superseded_by(decision),
+                **decision.content(),
+            )
+        for name, value in edited.content().items():
+            setattr(revision, name, value)
+        revision.supersedes = sorted(other.pk for other in supersedes)
+        if note:
+            revision.note = note
+        revision.updated_by = user
+        held = (revision.content(), revision.supersedes)
+        if held == (decision.content(), superseded_by(decision)):
+            # The edit takes the record back to what readers see.
+            if revision.pk:
+                revision.state = DecisionRevision.State.DISCARDED
+                revision.save()
+            return None
+        revision.save()
+        return revision
 
 
 def publish_decision(*, decision, user):
-    """Make a decision record public; only a publisher may."""
-    with taking(PUBLISH_DECISION, decision, user) as (decision, _):
+    """Make a decision record, or its pending revision, what readers see;
+    only a publisher may."""
+    with taking(PUBLISH_DECISION, decision, user) as (decision, revision):
+        now = timezone.now()
         if decision.published_at is None:
-            decision.published_at, decision.published_by = timezone.now(), user
+            decision.published_at, decision.published_by = now, user
             decision.save(update_fields=["published_at", "published_by", "updated_at"])
             scopes.decision_changed(decision)
+        elif revision is not None:
+            revision.applied_to(decision).save()
+            write_references(decisions=[decision])
+            others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
+            set_supersedes(decision=decision, superseded=others, user=user)
+            revision.state = DecisionRevision.State.PUBLISHED
+            revision.published_at, revision.published_by = now, user
+            revision.save()
+            scopes.decision_changed(decision)
     return decision
+
+
+def discard_decision_revision(*, decision, user):
+    """Drop a decision record's pending revision; readers never saw it."""
+    with taking(DISCARD_DECISION, decision, user) as (decision, revision):
+        revision.state = DecisionRevision.State.DISCARDED
+        revision.updated_by = user
+        revision.save()
+    return revision
 
 
 def set_supersedes(*, decision, superseded, user):

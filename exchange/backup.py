@@ -37,6 +37,7 @@ RECORD_MODELS = [
     "catalogue.DecisionRecord",
     "catalogue.DecisionRelation",
     "catalogue.DecisionImage",
+    "catalogue.DecisionRevision",
     "catalogue.Document",
     "catalogue.DocumentVersion",
     "catalogue.Revision",

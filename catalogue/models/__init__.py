@@ -18,6 +18,7 @@ from catalogue.models.decision import (
     DecisionRecord,
     DecisionRecordQuerySet,
     DecisionRelation,
+    DecisionRevision,
     content_digest,
 )
 from catalogue.models.document import CitedText, Document, DocumentQuerySet
@@ -37,6 +38,7 @@ __all__ = [
     "DecisionRecordQuerySet",
     "DecisionRelation",
     "DecisionRelationKind",
+    "DecisionRevision",
     "DecisionStatus",
     "Document",
     "DocumentQuerySet",

@@ -7,7 +7,12 @@ taggit sends m2m_changed.
 
 from auditlog.registry import auditlog
 
-from catalogue.models.decision import DecisionImage, DecisionRecord, DecisionRelation
+from catalogue.models.decision import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    DecisionRevision,
+)
 from catalogue.models.document import Document
 from catalogue.models.registry import Registry
 from catalogue.models.revision import Revision
@@ -20,6 +25,7 @@ auditlog.register(Document, m2m_fields={"tags"}, exclude_fields=["updated_at"])
 auditlog.register(Revision, exclude_fields=["updated_at"])
 auditlog.register(DocumentVersion)
 auditlog.register(DecisionRecord, exclude_fields=["updated_at"])
+auditlog.register(DecisionRevision, exclude_fields=["updated_at"])
 auditlog.register(DecisionRelation)
 auditlog.register(DecisionImage, exclude_fields=["data"])
 auditlog.register(Preface, exclude_fields=["updated_at"])

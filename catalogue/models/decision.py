@@ -7,7 +7,11 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import Identifier
-from catalogue.models.choices import DecisionRelationKind, DecisionStatus
+from catalogue.models.choices import (
+    DecisionRelationKind,
+    DecisionStatus,
+    RevisionStatus,
+)
 from catalogue.models.fields import one_of, search_vector_field, user_field
 
 
@@ -136,6 +140,10 @@ class DecisionRecord(models.Model):
         """What the record's file says of it: ``CONTENT_FIELDS`` by name."""
         return {name: getattr(self, name) for name in self.CONTENT_FIELDS}
 
+    def pending_revision(self):
+        """The edit held for a publisher, or None."""
+        return self.revisions.filter(state=RevisionStatus.PENDING).first()
+
     @property
     def content_digest(self):
         """A digest of ``content()``: equal digests, equal content."""
@@ -216,3 +224,65 @@ class DecisionImage(models.Model):
             "catalogue:decision-image",
             kwargs={"identifier": self.decision.identifier, "name": self.name},
         )
+
+
+def _as_in_record(name):
+    """A new field like DecisionRecord's ``name``: a revision holds the same."""
+    return DecisionRecord._meta.get_field(name).clone()
+
+
+class DecisionRevision(models.Model):
+    """An edit to a published decision record, held until a publisher
+    publishes it: readers see the record's row, so the edit is kept here,
+    with the records it will supersede. At most one is pending per record."""
+
+    State = RevisionStatus
+
+    decision = models.ForeignKey(
+        DecisionRecord, on_delete=models.CASCADE, related_name="revisions"
+    )
+    title = _as_in_record("title")
+    status = _as_in_record("status")
+    status_text = _as_in_record("status_text")
+    decided_on = _as_in_record("decided_on")
+    metadata = _as_in_record("metadata")
+    body = _as_in_record("body")
+    supersedes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("The records (by primary key) it will supersede."),
+    )
+    state = models.CharField(max_length=20, choices=State, default=State.PENDING)
+    note = models.CharField(
+        max_length=500, blank=True, help_text=_("What changed and why.")
+    )
+    created_by = user_field()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_by = user_field()
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = user_field()
+
+    class Meta:
+        ordering = ["decision", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["decision"],
+                condition=Q(state=RevisionStatus.PENDING),
+                name="one_pending_revision_per_decision",
+            ),
+            one_of("state", RevisionStatus, "decision_revision_state_valid"),
+        ]
+
+    def __str__(self):
+        return f"{self.decision.identifier}: {self.get_state_display()} revision"
+
+    def content(self):
+        """What the revision would make the record say, as ``content()``."""
+        return {name: getattr(self, name) for name in DecisionRecord.CONTENT_FIELDS}
+
+    def applied_to(self, decision):
+        """``decision`` as it would read with this revision published (unsaved)."""
+        for name, value in self.content().items():
+            setattr(decision, name, value)
+        return decision

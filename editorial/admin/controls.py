@@ -7,6 +7,7 @@ be taken back (withdrawing) has a page of its own that asks first.
 
 from dataclasses import dataclass
 
+from django.contrib import messages
 from django.urls import reverse
 
 from editorial import workflow
@@ -94,3 +95,19 @@ def saved(document, revision, *, added):
             f"readers see {document.label}."
         )
     return f"Saved {document.identifier} ({document.get_status_display().lower()})."
+
+
+class OutcomeMessagesMixin:
+    """Says what a save did, in the editor's words, instead of the admin's
+    "was changed successfully", which would hide that an edit to a public
+    record is held, not live. ``save_model`` sets ``request.workflow_outcomes``.
+    """
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        outcomes = getattr(request, "workflow_outcomes", None)
+        if outcomes and level == messages.SUCCESS:
+            request.workflow_outcomes = None
+            for outcome in outcomes:
+                super().message_user(request, outcome, level, *args, **kwargs)
+            return
+        super().message_user(request, message, level, *args, **kwargs)

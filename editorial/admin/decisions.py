@@ -1,13 +1,23 @@
-"""The decision records' admin."""
+"""The decision records' admin: a published record's edits are held as its
+pending revision, as a document's are."""
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import HttpResponseRedirect
 
 from catalogue.models import DecisionRecord, DecisionRelation
+from editorial.admin.controls import OutcomeMessagesMixin
 from editorial.admin.filters import PublishedFilter
 from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
-from editorial.decisions import publish_decision, save_decision
+from editorial.decisions import (
+    DISCARD_DECISION,
+    PUBLISH_DECISION,
+    discard_decision_revision,
+    publish_decision,
+    save_decision,
+)
 from exchange import admin_actions
 
 
@@ -27,6 +37,17 @@ class RelationInline(NamedAutocompleteMixin, admin.TabularInline):
             super().get_queryset(request).exclude(kind=DecisionRelation.Kind.SUPERSEDES)
         )
 
+    # A published record's relations show here but change through its folder's
+    # import: saved from the form, they would go live ahead of its revision.
+    def has_add_permission(self, request, obj=None):
+        return super().has_add_permission(request, obj) and _draft(obj)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and _draft(obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and _draft(obj)
+
     def formfield_for_choice_field(self, db_field, request, **kwargs):
         if db_field.name == "kind":
             kwargs["choices"] = [
@@ -37,9 +58,16 @@ class RelationInline(NamedAutocompleteMixin, admin.TabularInline):
         return super().formfield_for_choice_field(db_field, request, **kwargs)
 
 
+def _draft(decision):
+    return decision is None or not decision.is_public
+
+
 @admin.register(DecisionRecord)
-class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class DecisionRecordAdmin(
+    OutcomeMessagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+):
     form = DecisionRecordForm
+    change_form_template = "admin/catalogue/decisionrecord/change_form.html"
     inlines = [RelationInline]
     list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
     list_filter = ["status", PublishedFilter]
@@ -50,14 +78,55 @@ class DecisionRecordAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
     def has_publish_permission(self, request, obj=None):
         return request.user.has_perm("catalogue.publish_decisionrecord")
 
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        # A published record's number is how readers cite it.
+        return [*fields, "number"] if obj is not None and obj.is_public else fields
+
     @admin.display(description="Published", boolean=True)
     def is_published(self, decision):
         return decision.is_public
 
     def save_model(self, request, obj, form, change):
-        save_decision(
-            decision=obj, user=request.user, supersedes=form.cleaned_data["supersedes"]
+        cleaned = form.cleaned_data
+        revision = save_decision(
+            decision=obj,
+            user=request.user,
+            supersedes=cleaned["supersedes"],
+            note=cleaned.get("note", ""),
         )
+        if "_publish" in request.POST:
+            publish_decision(decision=obj, user=request.user)
+            outcome = f"Published {obj.identifier}."
+        elif "_discard_revision" in request.POST:
+            discard_decision_revision(decision=obj, user=request.user)
+            outcome = f"Discarded the pending revision of {obj.identifier}."
+        elif revision is not None:
+            outcome = f"Held as a pending revision: readers still see {obj.identifier}."
+        else:
+            outcome = f"Saved {obj.identifier}."
+        request.workflow_outcomes = [outcome]
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ValidationError as error:
+            # A step refused; the admin's transaction rolled everything back.
+            self.message_user(request, " ".join(error.messages), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def render_change_form(self, request, context, add=False, change=False, **kw):
+        decision = context.get("original")
+        if decision is not None:
+            revision = decision.pending_revision()
+            context["pending_revision"] = revision
+            context["can_publish"] = PUBLISH_DECISION.is_offered(
+                decision, revision, request.user
+            ) and (not decision.is_public or revision is not None)
+            context["can_discard"] = DISCARD_DECISION.is_offered(
+                decision, revision, request.user
+            )
+        return super().render_change_form(request, context, add, change, **kw)
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):

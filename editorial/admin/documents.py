@@ -32,6 +32,7 @@ from exchange.resources import DocumentImportMixin
 
 @admin.register(Document)
 class DocumentAdmin(
+    controls.OutcomeMessagesMixin,
     NamedAutocompleteMixin,
     DocumentActionsMixin,
     DocumentPagesMixin,
@@ -199,17 +200,6 @@ class DocumentAdmin(
         outcomes.insert(0, taken or controls.saved(obj, revision, added=not change))
         obj.refresh_from_db()
         request.workflow_outcomes = outcomes
-
-    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
-        # The admin's "was changed successfully" would hide what happened: an
-        # edit to a public document is held, not live. Say that instead.
-        outcomes = getattr(request, "workflow_outcomes", None)
-        if outcomes and level == messages.SUCCESS:
-            request.workflow_outcomes = None
-            for outcome in outcomes:
-                super().message_user(request, outcome, level, *args, **kwargs)
-            return
-        super().message_user(request, message, level, *args, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         # Tags are saved by the workflow (into the pending revision when the

@@ -293,6 +293,12 @@ class DecisionRecordForm(forms.ModelForm):
         required=False,
         help_text="Records this one supersedes: they say “superseded by” it.",
     )
+    note = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Change note",
+        help_text="What changed and why; kept with the revision of a published record.",
+    )
 
     class Meta:
         model = DecisionRecord
@@ -310,6 +316,14 @@ class DecisionRecordForm(forms.ModelForm):
                     inverse_relations__kind=DecisionRelation.Kind.SUPERSEDES,
                 )
             )
+            # A published record with an edit held shows the edit.
+            revision = self.instance.pending_revision()
+            if revision is not None:
+                self.initial.update(revision.content())
+                self.initial["supersedes"] = list(
+                    DecisionRecord.objects.filter(pk__in=revision.supersedes)
+                )
+                self.initial["note"] = revision.note
 
     def clean(self):
         cleaned = super().clean()

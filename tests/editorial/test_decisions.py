@@ -62,8 +62,9 @@ def test_a_publisher_relates_records_and_changes_a_status_in_the_admin(client):
     client.force_login(publisher)
     older = DecisionRecordFactory(number=3, title="Older")
     amended = DecisionRecordFactory(number=4, title="Amended")
+    # A draft: a published record's edits wait as a revision (tested apart).
     decision = DecisionRecordFactory(
-        number=5, title="Newer", status="accepted", status_text="Approved"
+        number=5, title="Newer", status="accepted", status_text="Approved", draft=True
     )
 
     response = client.post(

@@ -284,6 +284,8 @@ def test_every_kind_of_change_through_one_instance_shows_on_the_other(
             "body": "A withdrawn document keeps its number.",
             "relations-TOTAL_FORMS": "0",
             "relations-INITIAL_FORMS": "0",
+            # A published record's edit waits for a publisher: this one is.
+            "_publish": "Save and publish",
         },
     )
     assert "Numbers are never reused" in seen["/decisions/ADR-026/"]
