@@ -6,37 +6,149 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalogue', '0009_search_sqlite'),
+        ("catalogue", "0009_search_sqlite"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DecisionRevision',
+            name="DecisionRevision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=500)),
-                ('status', models.CharField(blank=True, choices=[('', 'Not stated'), ('proposed', 'Proposed'), ('accepted', 'Accepted'), ('rejected', 'Rejected'), ('deprecated', 'Deprecated'), ('superseded', 'Superseded')], default='proposed', max_length=20)),
-                ('status_text', models.CharField(blank=True, help_text="The status in the team's own words, where the choice above does not say it (“Approved”, “On hold”, a link to the pull request); empty when it does.", max_length=500, verbose_name='status as written')),
-                ('decided_on', models.DateField(blank=True, null=True)),
-                ('metadata', models.JSONField(blank=True, default=dict, help_text="Other facts the record's file states (decision-makers, consulted, informed), as written.")),
-                ('body', models.TextField(blank=True, help_text='Context, decision and consequences, in Markdown.')),
-                ('supersedes', models.JSONField(blank=True, default=list, help_text='The records (by primary key) it will supersede.')),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('published', 'Published'), ('discarded', 'Discarded')], default='pending', max_length=20)),
-                ('note', models.CharField(blank=True, help_text='What changed and why.', max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('decision', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='catalogue.decisionrecord')),
-                ('published_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("title", models.CharField(max_length=500)),
+                (
+                    "status",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "Not stated"),
+                            ("proposed", "Proposed"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                            ("deprecated", "Deprecated"),
+                            ("superseded", "Superseded"),
+                        ],
+                        default="proposed",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "status_text",
+                    models.CharField(
+                        blank=True,
+                        help_text="The status in the team's own words, where the choice above does not say it (“Approved”, “On hold”, a link to the pull request); empty when it does.",
+                        max_length=500,
+                        verbose_name="status as written",
+                    ),
+                ),
+                ("decided_on", models.DateField(blank=True, null=True)),
+                (
+                    "metadata",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="Other facts the record's file states (decision-makers, consulted, informed), as written.",
+                    ),
+                ),
+                (
+                    "body",
+                    models.TextField(
+                        blank=True,
+                        help_text="Context, decision and consequences, in Markdown.",
+                    ),
+                ),
+                (
+                    "supersedes",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="The records (by primary key) it will supersede.",
+                    ),
+                ),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("published", "Published"),
+                            ("discarded", "Discarded"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "note",
+                    models.CharField(
+                        blank=True, help_text="What changed and why.", max_length=500
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "decision",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="revisions",
+                        to="catalogue.decisionrecord",
+                    ),
+                ),
+                (
+                    "published_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['decision', '-created_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('state', 'pending')), fields=('decision',), name='one_pending_revision_per_decision'), models.CheckConstraint(condition=models.Q(('state__in', ['pending', 'published', 'discarded'])), name='decision_revision_state_valid')],
+                "ordering": ["decision", "-created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("state", "pending")),
+                        fields=("decision",),
+                        name="one_pending_revision_per_decision",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("state__in", ["pending", "published", "discarded"])
+                        ),
+                        name="decision_revision_state_valid",
+                    ),
+                ],
             },
         ),
     ]
