@@ -5,6 +5,7 @@ import io
 import json
 
 import pytest
+from auditlog.models import LogEntry
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from taggit.models import Tag, TaggedItem
@@ -55,6 +56,8 @@ def empty_the_record():
     DecisionRecord.objects.all().delete()
     for model in (Topic, Registry, Preface, User, Group):
         model.objects.all().delete()
+    # Last: the deletions above are in the audit trail too.
+    LogEntry.objects.all().delete()
 
 
 @pytest.fixture
@@ -210,3 +213,19 @@ def test_a_broken_snapshot_writes_nothing(rich_record, tmp_path):
     with pytest.raises(Exception):  # noqa: B017 - the backend names the error
         call_command("import_record", str(path), stdout=io.StringIO())
     assert all(not rows for rows in snapshot().values())
+
+
+def test_the_audit_trail_comes_back_and_a_restore_adds_nothing_to_it(
+    rich_record, tmp_path
+):
+    path = tmp_path / "record.json"
+    entries = list(LogEntry.objects.order_by("pk").values("pk", "actor", "changes"))
+    call_command("export_record", str(path), stdout=io.StringIO())
+    empty_the_record()
+
+    call_command("import_record", str(path), stdout=io.StringIO())
+
+    assert list(LogEntry.objects.order_by("pk").values("pk", "actor", "changes")) == (
+        entries
+    )
+    assert LogEntry.objects.filter(actor__username="amira").exists()
