@@ -26,6 +26,7 @@ from catalogue.references import write_references
 from exchange.importers import ImportReport
 from exchange.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
 from exchange.problems import ImportRefused
+from exchange.writer import attributed
 from pagecache.generations import expire_everything
 
 KIND = "Decision records"
@@ -46,8 +47,9 @@ class _Match:
         return self.outcome != "kept as edited"
 
 
-def import_decisions(folder):
-    """Create or update the decision records of a folder of Markdown files.
+def import_decisions(folder, *, user=None):
+    """Create or update the decision records of a folder of Markdown files;
+    the audit trail names ``user``, or says the folder was imported.
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     New records are published (the folder is the team's own record). A record
@@ -57,7 +59,7 @@ def import_decisions(folder):
     """
     parsed_files, problems, notes = parse_folder(folder)
     report = ImportReport(notes=notes)
-    with transaction.atomic():
+    with transaction.atomic(), attributed(user, f"import_decisions {folder}"):
         expire_everything()
         existing = list(DecisionRecord.objects.select_for_update())
         matches = _match(parsed_files, existing, problems)

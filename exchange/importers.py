@@ -8,10 +8,8 @@ decision records is imported by ``exchange.decision_folders``.)
 
 import copy
 from collections import Counter
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from auditlog.context import set_actor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
@@ -19,7 +17,7 @@ from django.utils.text import slugify
 
 from catalogue.models import Document, Preface, Registry, Topic
 from exchange.problems import ImportRefused, Problem
-from exchange.writer import DocumentWrite, DocumentWriter
+from exchange.writer import DocumentWrite, DocumentWriter, attributed
 from pagecache.generations import expire_everything
 
 # Which column of a topic page's table each model field is printed in.
@@ -94,7 +92,7 @@ def import_topic_text(parsed, *, source="", user=None):
         user=user,
         via=f"import_index {source}".strip(),
     )
-    with transaction.atomic(), set_actor(user) if user else nullcontext():
+    with transaction.atomic(), attributed(user, writer.via):
         # A topic's text brings a preface, a topic, registries and many documents.
         expire_everything()
         _import_preface(parsed, report)

@@ -10,6 +10,7 @@ import leaves behind does not depend on which importer made it.
 from dataclasses import dataclass, field
 
 from auditlog.cid import get_cid
+from auditlog.context import set_extra_data
 from auditlog.diff import model_instance_diff
 from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
@@ -210,6 +211,12 @@ class DocumentWriter:
             cid=get_cid(),
             additional_data={"via": self.via} if self.via else None,
         )
+
+
+def attributed(user, via):
+    """The audit trail of what is saved meanwhile names ``user`` (or nobody)
+    and says what wrote it (``via``: ``import_decisions adr/``)."""
+    return set_extra_data({"actor": user, "additional_data": {"via": via}})
 
 
 def _derived(documents):

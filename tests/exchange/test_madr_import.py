@@ -8,10 +8,11 @@ import datetime
 import io
 
 import pytest
+from auditlog.models import LogEntry
 from django.core.management import CommandError, call_command
 
 from catalogue.models import DecisionImage, DecisionRecord, DecisionRelation
-from tests.factories import png_bytes
+from tests.factories import UserFactory, png_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -600,3 +601,29 @@ def test_a_status_section_with_more_than_the_status_keeps_it_all(tmp_path):
     )
     assert relations() == []
     assert "read as accepted" in report
+
+
+def test_an_import_names_its_user_or_itself_in_the_audit_trail(tmp_path):
+    folder = tmp_path / "adr"
+    folder.mkdir()
+    (folder / "0001-record-decisions.md").write_text(
+        "# 1. Record decisions\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n",
+        encoding="utf-8",
+    )
+    UserFactory(username="importer")
+
+    call_command("import_decisions", str(folder), stdout=io.StringIO())
+    (folder / "0001-record-decisions.md").write_text(
+        "# 1. Record decisions well\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n",
+        encoding="utf-8",
+    )
+    call_command(
+        "import_decisions", str(folder), "--user", "importer", stdout=io.StringIO()
+    )
+
+    first, second = LogEntry.objects.get_for_model(DecisionRecord).order_by("pk")
+    assert (first.actor, first.additional_data) == (
+        None,
+        {"via": f"import_decisions {folder}"},
+    )
+    assert second.actor.username == "importer"

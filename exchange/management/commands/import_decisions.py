@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from exchange.commands import acting_user
 from exchange.decision_folders import import_decisions
 from exchange.problems import ImportRefused
 
@@ -15,12 +16,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("folder", type=Path)
+        parser.add_argument(
+            "--user",
+            help="The account the audit trail names; without it, it says "
+            "import_decisions.",
+        )
 
-    def handle(self, *args, folder, **options):
+    def handle(self, *args, folder, user, **options):
+        user = acting_user(user)
         if not folder.is_dir():
             raise CommandError(f"{folder} is not a folder.")
         try:
-            report = import_decisions(folder)
+            report = import_decisions(folder, user=user)
         except ImportRefused as error:
             raise CommandError(
                 f"Nothing was imported from {folder}:\n{error}"
