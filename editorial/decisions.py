@@ -39,14 +39,6 @@ DISCARD_DECISION = Step(
 )
 
 
-def superseded_by(decision):
-    """The primary keys of the records ``decision`` supersedes now, sorted."""
-    relations = DecisionRelation.objects.filter(
-        source=decision, kind=DecisionRelation.Kind.SUPERSEDES
-    )
-    return sorted(relations.values_list("target", flat=True))
-
-
 def save_decision(*, decision, user, supersedes, note=""):
     """Save a decision record as the admin's form gives it, with the records
     it supersedes (``set_supersedes``) and its references.
@@ -71,7 +63,7 @@ def _hold(edited, user, supersedes, note):
             revision = DecisionRevision(
                 decision=decision,
                 created_by=user,
-                supersedes=superseded_by(decision),
+                supersedes=decision.superseded_pks(),
                 **decision.content(),
             )
         for name, value in edited.content().items():
@@ -81,7 +73,7 @@ def _hold(edited, user, supersedes, note):
             revision.note = note
         revision.updated_by = user
         held = (revision.content(), revision.supersedes)
-        if held == (decision.content(), superseded_by(decision)):
+        if held == (decision.content(), decision.superseded_pks()):
             # The edit takes the record back to what readers see.
             if revision.pk:
                 revision.state = DecisionRevision.State.DISCARDED

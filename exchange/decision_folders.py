@@ -20,6 +20,7 @@ from catalogue.models import (
     DecisionImage,
     DecisionRecord,
     DecisionRelation,
+    DecisionRevision,
     content_digest,
 )
 from catalogue.references import write_references
@@ -43,8 +44,9 @@ class _Match:
 
     @property
     def applies(self):
-        """Whether the file's content is taken (not an editor's later change)."""
-        return self.outcome != "kept as edited"
+        """Whether the file's content is taken now (not an editor's later
+        change, nor held for a publisher)."""
+        return self.outcome not in {"kept as edited", "held"}
 
 
 def import_decisions(folder, *, user=None):
@@ -70,7 +72,7 @@ def import_decisions(folder, *, user=None):
             raise ImportRefused(problems)
         now = timezone.now()
         for match in matches:
-            _apply(match, now, report)
+            _apply(match, now, report, user)
         written = [match.decision for match in matches if match.outcome == "updated"]
         written += [match.decision for match in matches if match.is_new]
         write_references(decisions=written)
@@ -143,9 +145,11 @@ def _field_problems(matches, reported):
     return problems
 
 
-def _apply(match, now, report):
-    """Bring ``match.decision`` to what its file says, unless an editor changed
-    the record since its last import and the file changed too."""
+def _apply(match, now, report, user):
+    """Bring ``match.decision`` to what its file says. When an editor changed
+    the record since its last import and the file changed too, the editor's
+    text stays; a published record gets the file's change as its pending
+    revision, for a publisher to weigh."""
     decision, parsed = match.decision, match.parsed
     content = parsed.content()
     digest = content_digest(content)
@@ -156,15 +160,7 @@ def _apply(match, now, report):
     )
     if edited:
         if digest != decision.source_digest:
-            match.outcome = "kept as edited"
-            report.notes.append(
-                parsed.problem(
-                    0,
-                    f"{decision.identifier} was changed by an editor since it was "
-                    "last imported: kept as they left it; the file's change is "
-                    "not taken",
-                )
-            )
+            _keep_edited(match, content, digest, report, user)
         return
     values = {**content, "source_name": parsed.name, "source_digest": digest}
     changed = {
@@ -181,6 +177,38 @@ def _apply(match, now, report):
     elif set(changed) - {"source_digest"}:
         match.outcome = "updated"
     decision.save()
+
+
+def _keep_edited(match, content, digest, report, user):
+    decision, parsed = match.decision, match.parsed
+    said = f"{decision.identifier} was changed by an editor since it was last imported"
+    if not decision.is_public or decision.pending_revision() is not None:
+        match.outcome = "kept as edited"
+        report.notes.append(
+            parsed.problem(
+                0, f"{said}: kept as they left it; the file's change is not taken"
+            )
+        )
+        return
+    DecisionRevision.objects.create(
+        decision=decision,
+        created_by=user,
+        updated_by=user,
+        supersedes=decision.superseded_pks(),
+        note=f"The change to {parsed.name}, imported.",
+        **content,
+    )
+    # The file as it now reads has been seen: a re-import holds nothing more.
+    decision.source_digest = digest
+    decision.save(update_fields=["source_digest"])
+    match.outcome = "held"
+    report.notes.append(
+        parsed.problem(
+            0,
+            f"{said}: kept as they left it; the file's change is held as its "
+            "pending revision, for a publisher to publish or discard",
+        )
+    )
 
 
 def _write_images(matches):

@@ -56,8 +56,13 @@ class ImportReport:
             f"{kind}: {tally['created']} created, {tally['updated']} updated, "
             f"{tally['unchanged']} unchanged"
             + (
-                f", {tally['kept as edited']} kept as an editor changed them."
+                f", {tally['kept as edited']} kept as an editor changed them"
                 if tally["kept as edited"]
+                else ""
+            )
+            + (
+                f", {tally['held']} held as pending revisions."
+                if tally["held"]
                 else "."
             )
             for kind, tally in self.tallies.items()

@@ -144,6 +144,11 @@ class DecisionRecord(models.Model):
         """The edit held for a publisher, or None."""
         return self.revisions.filter(state=RevisionStatus.PENDING).first()
 
+    def superseded_pks(self):
+        """The primary keys of the records this one supersedes, sorted."""
+        relations = self.relations.filter(kind=DecisionRelationKind.SUPERSEDES)
+        return sorted(relations.values_list("target", flat=True))
+
     @property
     def content_digest(self):
         """A digest of ``content()``: equal digests, equal content."""

@@ -11,7 +11,12 @@ import pytest
 from auditlog.models import LogEntry
 from django.core.management import CommandError, call_command
 
-from catalogue.models import DecisionImage, DecisionRecord, DecisionRelation
+from catalogue.models import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    DecisionRevision,
+)
 from tests.factories import UserFactory, png_bytes
 
 pytestmark = pytest.mark.django_db
@@ -539,13 +544,35 @@ def test_an_editors_later_change_is_kept_when_the_file_changed_too(tmp_path):
     decision = DecisionRecord.objects.get(number=1)
     assert decision.title == "Record decisions (edited)"
     assert "We need" in decision.body
-    assert "0 created, 0 updated, 3 unchanged, 1 kept as an editor changed them." in (
-        report
-    )
+    # The file's change waits for a publisher, as any edit to a published record.
+    held = decision.pending_revision()
+    assert "We must" in held.body
+    assert held.title == "Record architecture decisions"
+    assert "0 created, 0 updated, 3 unchanged, 1 held as pending revisions." in (report)
     assert (
         "0001-record-architecture-decisions.md, line 0: ADR-001 was changed by an "
         "editor since it was last imported" in report
     )
+    assert "1 held" not in run(folder)  # Seen once, held once.
+
+
+def test_a_file_change_for_a_record_with_a_held_edit_is_not_taken(tmp_path):
+    folder = write_folder(tmp_path, ADR_TOOLS)
+    run(folder)
+    DecisionRecord.objects.filter(number=1).update(title="Record decisions (edited)")
+    DecisionRevision.objects.create(
+        decision=DecisionRecord.objects.get(number=1), title="An editor's own"
+    )
+    path = folder / "0001-record-architecture-decisions.md"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("We need", "We must"),
+        encoding="utf-8",
+    )
+
+    report = run(folder)
+
+    assert "1 kept as an editor changed them." in report
+    assert DecisionRevision.objects.get().title == "An editor's own"
 
 
 def test_an_editors_later_change_survives_a_reimport_of_the_same_folder(tmp_path):
