@@ -76,8 +76,7 @@ def _hold(edited, user, supersedes, note):
         if held == (decision.content(), decision.superseded_pks()):
             # The edit takes the record back to what readers see.
             if revision.pk:
-                revision.state = DecisionRevision.State.DISCARDED
-                revision.save()
+                revision.discard_by(user)
             return None
         revision.save()
         return revision
@@ -97,9 +96,7 @@ def publish_decision(*, decision, user):
             write_references(decisions=[decision])
             others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
             set_supersedes(decision=decision, superseded=others, user=user)
-            revision.state = DecisionRevision.State.PUBLISHED
-            revision.published_at, revision.published_by = now, user
-            revision.save()
+            revision.publish_by(user, now)
             scopes.decision_changed(decision)
     return decision
 
@@ -107,9 +104,7 @@ def publish_decision(*, decision, user):
 def discard_decision_revision(*, decision, user):
     """Drop a decision record's pending revision; readers never saw it."""
     with taking(DISCARD_DECISION, decision, user) as (decision, revision):
-        revision.state = DecisionRevision.State.DISCARDED
-        revision.updated_by = user
-        revision.save()
+        revision.discard_by(user)
     return revision
 
 

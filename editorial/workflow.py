@@ -206,8 +206,7 @@ def _hold_as_revision(document, revision, user, changes, note):
     if revision_state(revision) == published_state(document):
         # The edit takes the document back to what readers see: nothing waits.
         if revision.pk:
-            revision.status = Revision.Status.DISCARDED
-            revision.save()
+            revision.discard_by(user)
         return None
     revision.save()
     return revision
@@ -293,11 +292,9 @@ def _publish_revision(document, revision, user, note):
     document.save()
     write_references(documents=[document])
     document.tags.set(revision.tag_names, clear=False)
-    revision.status = Revision.Status.PUBLISHED
-    revision.published_at, revision.published_by = published_at, user
     if note:
         revision.note = note
-    revision.save()
+    revision.publish_by(user, published_at)
     scopes.document_changed(document, before=before, listing=tags_change)
     if not raises:
         return None
@@ -316,9 +313,7 @@ def _save_version(document, user, note, published_at, writer):
 def discard_revision(*, document, user):
     """Drop a document's pending revision; readers never saw it."""
     with taking(DISCARD, document, user) as (document, revision):
-        revision.status = Revision.Status.DISCARDED
-        revision.updated_by = user
-        revision.save()
+        revision.discard_by(user)
     return revision
 
 

@@ -13,6 +13,7 @@ from catalogue.models.choices import (
     RevisionStatus,
 )
 from catalogue.models.fields import one_of, search_vector_field, user_field
+from catalogue.models.held import HeldEdit, held_constraints
 
 
 class DecisionRecordQuerySet(models.QuerySet):
@@ -236,12 +237,14 @@ def _as_in_record(name):
     return DecisionRecord._meta.get_field(name).clone()
 
 
-class DecisionRevision(models.Model):
+class DecisionRevision(HeldEdit):
     """An edit to a published decision record, held until a publisher
     publishes it: readers see the record's row, so the edit is kept here,
     with the records it will supersede. At most one is pending per record."""
 
     State = RevisionStatus
+    # "status" is the record's own, as edited.
+    STATE = "state"
 
     decision = models.ForeignKey(
         DecisionRecord, on_delete=models.CASCADE, related_name="revisions"
@@ -258,26 +261,15 @@ class DecisionRevision(models.Model):
         help_text=_("The records (by primary key) it will supersede."),
     )
     state = models.CharField(max_length=20, choices=State, default=State.PENDING)
-    note = models.CharField(
-        max_length=500, blank=True, help_text=_("What changed and why.")
-    )
-    created_by = user_field()
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_by = user_field()
-    updated_at = models.DateTimeField(auto_now=True)
-    published_at = models.DateTimeField(null=True, blank=True)
-    published_by = user_field()
 
     class Meta:
         ordering = ["decision", "-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["decision"],
-                condition=Q(state=RevisionStatus.PENDING),
-                name="one_pending_revision_per_decision",
-            ),
-            one_of("state", RevisionStatus, "decision_revision_state_valid"),
-        ]
+        constraints = held_constraints(
+            "decision",
+            "state",
+            one_pending="one_pending_revision_per_decision",
+            valid_state="decision_revision_state_valid",
+        )
 
     def __str__(self):
         return f"{self.decision.identifier}: {self.get_state_display()} revision"

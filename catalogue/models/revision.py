@@ -1,13 +1,13 @@
 from django.db import models
-from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import RevisionStatus
 from catalogue.models.document import CitedText, Document
-from catalogue.models.fields import one_of, topic_field, user_field
+from catalogue.models.fields import topic_field
+from catalogue.models.held import HeldEdit, held_constraints
 
 
-class Revision(CitedText):
+class Revision(CitedText, HeldEdit):
     """An edit to a public document, held until a publisher publishes it.
 
     The Document row is what readers see, so an edit to a public document is
@@ -24,29 +24,18 @@ class Revision(CitedText):
         default=list, blank=True, help_text=_("The tags the document will have.")
     )
     status = models.CharField(max_length=20, choices=Status, default=Status.PENDING)
-    note = models.CharField(
-        max_length=500, blank=True, help_text=_("What changed and why.")
-    )
     based_on_version = models.PositiveIntegerField(
         help_text=_("The published version this edit started from.")
     )
-    created_by = user_field()
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_by = user_field()
-    updated_at = models.DateTimeField(auto_now=True)
-    published_at = models.DateTimeField(null=True, blank=True)
-    published_by = user_field()
 
     class Meta:
         ordering = ["document", "-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["document"],
-                condition=Q(status=RevisionStatus.PENDING),
-                name="one_pending_revision_per_document",
-            ),
-            one_of("status", RevisionStatus, "revision_status_valid"),
-        ]
+        constraints = held_constraints(
+            "document",
+            "status",
+            one_pending="one_pending_revision_per_document",
+            valid_state="revision_status_valid",
+        )
 
     def __str__(self):
         return f"{self.document.identifier}: {self.get_status_display()} revision"

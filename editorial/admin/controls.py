@@ -8,6 +8,8 @@ be taken back (withdrawing) has a page of its own that asks first.
 from dataclasses import dataclass
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
 from django.urls import reverse
 
 from editorial import workflow
@@ -97,11 +99,23 @@ def saved(document, revision, *, added):
     return f"Saved {document.identifier} ({document.get_status_display().lower()})."
 
 
-class OutcomeMessagesMixin:
-    """Says what a save did, in the editor's words, instead of the admin's
+class WorkflowFormMixin:
+    """A change form whose save takes workflow steps.
+
+    It says what a save did, in the editor's words, instead of the admin's
     "was changed successfully", which would hide that an edit to a public
-    record is held, not live. ``save_model`` sets ``request.workflow_outcomes``.
+    record is held, not live (``save_model`` sets
+    ``request.workflow_outcomes``); and a step the workflow refuses comes back
+    as a message, everything the save did rolled back with the admin's
+    transaction.
     """
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ValidationError as error:
+            self.message_user(request, " ".join(error.messages), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
 
     def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
         outcomes = getattr(request, "workflow_outcomes", None)

@@ -2,13 +2,11 @@
 pending revision, as a document's are."""
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
-from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib import admin
 from django.db import transaction
-from django.http import HttpResponseRedirect
 
 from catalogue.models import DecisionRecord, DecisionRelation
-from editorial.admin.controls import OutcomeMessagesMixin
+from editorial.admin.controls import WorkflowFormMixin
 from editorial.admin.filters import PublishedFilter
 from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
 from editorial.decisions import (
@@ -64,7 +62,7 @@ def _draft(decision):
 
 @admin.register(DecisionRecord)
 class DecisionRecordAdmin(
-    OutcomeMessagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+    WorkflowFormMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
 ):
     form = DecisionRecordForm
     change_form_template = "admin/catalogue/decisionrecord/change_form.html"
@@ -95,7 +93,7 @@ class DecisionRecordAdmin(
             supersedes=cleaned["supersedes"],
             note=cleaned.get("note", ""),
         )
-        if "_publish" in request.POST:
+        if "_publish" in request.POST and (revision or not obj.is_public):
             publish_decision(decision=obj, user=request.user)
             outcome = f"Published {obj.identifier}."
         elif "_discard_revision" in request.POST:
@@ -103,26 +101,22 @@ class DecisionRecordAdmin(
             outcome = f"Discarded the pending revision of {obj.identifier}."
         elif revision is not None:
             outcome = f"Held as a pending revision: readers still see {obj.identifier}."
+        elif obj.is_public:
+            outcome = (
+                f"Nothing is held for {obj.identifier}: the form reads as readers "
+                "see it."
+            )
         else:
             outcome = f"Saved {obj.identifier}."
         request.workflow_outcomes = [outcome]
-
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ValidationError as error:
-            # A step refused; the admin's transaction rolled everything back.
-            self.message_user(request, " ".join(error.messages), messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
 
     def render_change_form(self, request, context, add=False, change=False, **kw):
         decision = context.get("original")
         if decision is not None:
             revision = decision.pending_revision()
             context["pending_revision"] = revision
-            context["can_publish"] = PUBLISH_DECISION.is_offered(
-                decision, revision, request.user
-            ) and (not decision.is_public or revision is not None)
+            # The save itself can make what "Save and publish" publishes.
+            context["can_publish"] = request.user.has_perm(PUBLISH_DECISION.permission)
             context["can_discard"] = DISCARD_DECISION.is_offered(
                 decision, revision, request.user
             )

@@ -5,10 +5,8 @@ pending revision until a publisher publishes it.
 """
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
-from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib import admin
 from django.db.models import Exists, OuterRef
-from django.http import HttpResponseRedirect
 from django.utils.formats import date_format
 from django.utils.html import format_html
 
@@ -32,7 +30,7 @@ from exchange.resources import DocumentImportMixin
 
 @admin.register(Document)
 class DocumentAdmin(
-    controls.OutcomeMessagesMixin,
+    controls.WorkflowFormMixin,
     NamedAutocompleteMixin,
     DocumentActionsMixin,
     DocumentPagesMixin,
@@ -206,15 +204,6 @@ class DocumentAdmin(
         # document is public), never straight from the form.
         for formset in formsets:
             self.save_formset(request, form, formset, change=change)
-
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ValidationError as error:
-            # A workflow step refused (for example: publishing what is not
-            # pending). The admin's transaction rolled everything back.
-            self.message_user(request, " ".join(error.messages), messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
 
     def render_change_form(self, request, context, add=False, change=False, **kw):
         document = context.get("original")

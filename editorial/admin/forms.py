@@ -26,6 +26,16 @@ BASE_SALT = "catalogue.document.base"
 ALLOW_SIMILAR = "_allow_similar_title"
 
 
+def change_note(kept):
+    """The form's change note: what changed and why, and where it is ``kept``."""
+    return forms.CharField(
+        required=False,
+        max_length=500,
+        label="Change note",
+        help_text=f"What changed and why; {kept}.",
+    )
+
+
 class TagName(NamedTuple):
     """A tag as taggit's form field and widget read one: by its ``name``."""
 
@@ -100,12 +110,7 @@ class DocumentForm(forms.ModelForm):
     """
 
     base = forms.CharField(widget=forms.HiddenInput, required=False)
-    note = forms.CharField(
-        required=False,
-        max_length=500,
-        label="Change note",
-        help_text="What changed and why; kept with the version when published.",
-    )
+    note = change_note("kept with the version when published")
 
     class Meta:
         model = Document
@@ -293,12 +298,7 @@ class DecisionRecordForm(forms.ModelForm):
         required=False,
         help_text="Records this one supersedes: they say “superseded by” it.",
     )
-    note = forms.CharField(
-        required=False,
-        max_length=500,
-        label="Change note",
-        help_text="What changed and why; kept with the revision of a published record.",
-    )
+    note = change_note("kept with the revision of a published record")
 
     class Meta:
         model = DecisionRecord
