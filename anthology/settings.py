@@ -215,9 +215,10 @@ if env_bool("HTTPS"):
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+BEHIND_PROXY = env_bool("BEHIND_PROXY")
+if BEHIND_PROXY:
     # Behind a proxy that ends TLS, the proxy says the request came over HTTPS.
-    if env_bool("BEHIND_PROXY"):
-        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Password guessing on the admin's login (django-axes): five failures for one
 # username from one address lock that pair out for an hour.
@@ -225,8 +226,18 @@ AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# Behind proxies every request comes from the nearest one: the client is the
+# address the outermost proxy put in X-Forwarded-For, so one client's failures
+# never lock out everyone's.
+PROXY_COUNT = int(os.environ.get("PROXY_COUNT", "1")) if BEHIND_PROXY else 0
+AXES_CLIENT_IP_CALLABLE = "editorial.lockout.client_address"
 
 # The audit trail (django-auditlog): values as typed, never truncated.
 AUDITLOG_STORE_JSON_CHANGES = True
 AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
 AUDITLOG_DISABLE_REMOTE_ADDR = True
+
+# django-import-export: any model's admin import needs the model's add right,
+# its export the view right (the import mixins also ask for the change right).
+IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "add"
+IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"

@@ -412,6 +412,12 @@ class CSVImportMixin(ImportMixin):
     def get_import_formats(self):
         return [CSV]
 
+    def has_import_permission(self, request):
+        # An import adds rows and overwrites others: both rights, on its model.
+        return self.has_add_permission(request) and self.has_change_permission(
+            request
+        )
+
     def get_import_data_kwargs(self, **kwargs):
         # A row that turns invalid between preview and confirmation fails the file.
         return {
@@ -437,7 +443,9 @@ class DocumentImportMixin(CSVImportMixin):
     def has_import_permission(self, request):
         # An import writes what readers see, new versions included: a
         # publisher's act, not an editor's.
-        return request.user.has_perm("catalogue.publish_document")
+        return super().has_import_permission(request) and request.user.has_perm(
+            "catalogue.publish_document"
+        )
 
 
 class TopicImportMixin(CSVImportMixin):

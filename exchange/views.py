@@ -18,20 +18,26 @@ from exchange import exports
 from exchange.citation_formats import citation_response
 
 
-def staff_required(view):
-    """Anonymous visitors are sent to log in; signed-in visitors who are
-    neither staff nor allowed to see documents (editors, publishers) get 403."""
+def may_view(model):
+    """An export of every ``model`` row, drafts included, is for those who may
+    view them in the admin: anonymous visitors are sent to log in, anyone else
+    without the model's view permission gets 403, staff or not."""
+    permission = f"{model._meta.app_label}.view_{model._meta.model_name}"
 
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        user = request.user
-        if not user.is_authenticated:
-            return redirect_to_login(request.get_full_path(), reverse("admin:login"))
-        if not (user.is_staff or user.has_perm("catalogue.view_document")):
-            raise PermissionDenied("Exports are for staff.")
-        return view(request, *args, **kwargs)
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            user = request.user
+            if not user.is_authenticated:
+                login = reverse("admin:login")
+                return redirect_to_login(request.get_full_path(), login)
+            if not user.has_perm(permission):
+                raise PermissionDenied(f"Exporting needs the {permission} permission.")
+            return view(request, *args, **kwargs)
 
-    return wrapped
+        return wrapped
+
+    return decorator
 
 
 def wants_bom(request):
@@ -39,7 +45,7 @@ def wants_bom(request):
     return request.GET.get("bom", "") in {"1", "true", "yes"}
 
 
-@staff_required
+@may_view(Document)
 def document_csv(request):
     """Documents matching the public lists' filters, every status offered."""
     filterset = DocumentFilter(
@@ -54,13 +60,13 @@ def document_csv(request):
     )
 
 
-@staff_required
+@may_view(Topic)
 def topic_csv(request):
     chunks = exports.topic_chunks(Topic.objects.all())
     return exports.csv_response(chunks, filename="topics.csv", bom=wants_bom(request))
 
 
-@staff_required
+@may_view(DecisionRecord)
 def decision_record_csv(request):
     chunks = exports.decision_record_chunks(DecisionRecord.objects.all())
     filename = "decision-records.csv"

@@ -7,6 +7,7 @@ cached page is expired after each change (``ExpiresPagesMixin``).
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from taggit import admin as taggit_admin
 from taggit.models import Tag
 
@@ -14,6 +15,7 @@ from catalogue.models import Preface, Registry, Topic
 from editorial.admin.expiry import ExpiresPagesMixin
 from exchange import admin_actions
 from exchange.resources import TopicImportMixin
+from pagecache.generations import expire_everything
 
 
 @admin.register(Registry)
@@ -40,7 +42,8 @@ class PrefaceAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmi
     list_display = ["heading", "updated_at"]
 
     def has_add_permission(self, request):
-        return not Preface.objects.exists()
+        # The preface is one row: it is added once, then changed.
+        return super().has_add_permission(request) and not Preface.objects.exists()
 
 
 # taggit's own admin renames and deletes tags, which public pages print.
@@ -49,4 +52,24 @@ admin.site.unregister(Tag)
 
 @admin.register(Tag)
 class TagAdmin(ExpiresPagesMixin, taggit_admin.TagAdmin):
-    pass
+    """taggit's tag admin, whose merge renames tags on every document and
+    deletes the merged ones: only for those who may change and delete tags."""
+
+    def may_merge(self, request):
+        return self.has_change_permission(request) and self.has_delete_permission(
+            request
+        )
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if not self.may_merge(request):
+            actions.pop("render_tag_form", None)
+        return actions
+
+    def merge_tags_view(self, request):
+        if not self.may_merge(request):
+            raise PermissionDenied("Merging tags needs the change and delete rights.")
+        response = super().merge_tags_view(request)
+        if request.method == "POST" and response.status_code == 302:
+            expire_everything()  # The merged tags are renamed on every page.
+        return response

@@ -37,7 +37,8 @@ def rows_of(response):
 
 @pytest.fixture
 def staff_client(client):
-    client.force_login(UserFactory(is_staff=True))
+    """A member of the editorial staff, who may view documents in the admin."""
+    client.force_login(UserFactory(editor=True))
     return client
 
 

@@ -1,0 +1,321 @@
+"""Who may do what, from one table: every admin URL, the staff exports, the
+admin's imports and every bulk action, for each role.
+
+A URL or an action added to the admin without a row here fails
+``test_the_table_names_every_admin_url``, so a new page's rights are decided
+when it is written, not found by the next attacker.
+"""
+
+import pytest
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.contrib import admin
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import URLPattern, reverse
+from taggit.models import Tag
+
+from catalogue.models import Document, Preface, Topic
+from catalogue.references import write_references
+from editorial import workflow
+from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["staff", "editor", "publisher", "superuser"]
+
+# What a GET answers each signed-in role (staff: staff with no permission).
+# Anonymous visitors are sent to log in, everywhere. 405 is a page that only
+# takes a POST (the imports, whose POSTs are checked below).
+PAGES = """
+admin:index                                   200 200 200 200
+admin:password_change                         200 200 200 200
+admin:password_change_done                    200 200 200 200
+admin:jsi18n                                  200 200 200 200
+admin:catalogue_document_changelist           403 200 200 200
+admin:catalogue_document_add                  403 200 200 200
+admin:catalogue_document_change               403 200 200 200
+admin:catalogue_document_history              403 200 200 200
+admin:catalogue_document_auditlog             403 200 200 200
+admin:catalogue_document_delete               403 403 403 403
+admin:catalogue_document_duplicates           403 200 200 200
+admin:catalogue_document_review               403 200 200 200
+admin:catalogue_document_preview              403 200 200 200
+admin:catalogue_document_version              403 200 200 200
+admin:catalogue_document_withdraw             403 403 200 200
+admin:catalogue_document_import               403 403 200 200
+admin:catalogue_document_process_import       405 405 405 405
+admin:catalogue_decisionrecord_changelist     403 200 200 200
+admin:catalogue_decisionrecord_add            403 403 200 200
+admin:catalogue_decisionrecord_change         403 200 200 200
+admin:catalogue_decisionrecord_history        403 200 200 200
+admin:catalogue_decisionrecord_auditlog       403 200 200 200
+admin:catalogue_decisionrecord_delete         403 403 403 200
+admin:catalogue_registry_changelist           403 200 200 200
+admin:catalogue_registry_add                  403 403 403 200
+admin:catalogue_registry_change               403 200 200 200
+admin:catalogue_registry_history              403 200 200 200
+admin:catalogue_registry_auditlog             403 200 200 200
+admin:catalogue_registry_delete               403 403 403 200
+admin:catalogue_topic_changelist              403 200 200 200
+admin:catalogue_topic_add                     403 403 403 200
+admin:catalogue_topic_change                  403 200 200 200
+admin:catalogue_topic_history                 403 200 200 200
+admin:catalogue_topic_auditlog                403 200 200 200
+admin:catalogue_topic_delete                  403 403 403 200
+admin:catalogue_topic_import                  403 403 403 200
+admin:catalogue_topic_process_import          405 405 405 405
+admin:catalogue_preface_changelist            403 200 200 200
+admin:catalogue_preface_add                   403 403 403 403
+admin:catalogue_preface_change                403 200 200 200
+admin:catalogue_preface_history               403 200 200 200
+admin:catalogue_preface_auditlog              403 200 200 200
+admin:catalogue_preface_delete                403 403 403 200
+admin:catalogue_brokenreference_changelist    403 200 200 200
+admin:catalogue_brokenreference_add           403 403 403 403
+admin:catalogue_brokenreference_change        403 200 200 200
+admin:catalogue_brokenreference_history       403 200 200 200
+admin:catalogue_brokenreference_delete        403 403 403 403
+admin:taggit_tag_changelist                   403 200 200 200
+admin:taggit_tag_add                          403 200 200 200
+admin:taggit_tag_change                       403 200 200 200
+admin:taggit_tag_history                      403 200 200 200
+admin:taggit_tag_delete                       403 403 403 200
+admin:taggit_tag_merge_tags                   403 403 403 200
+admin:auth_group_changelist                   403 403 403 200
+admin:auth_group_add                          403 403 403 200
+admin:auth_group_change                       403 403 403 200
+admin:auth_group_history                      403 403 403 200
+admin:auth_group_delete                       403 403 403 200
+admin:auth_user_changelist                    403 403 403 200
+admin:auth_user_add                           403 403 403 200
+admin:auth_user_change                        403 403 403 200
+admin:auth_user_history                       403 403 403 200
+admin:auth_user_delete                        403 403 403 200
+admin:auth_user_password_change               403 403 403 200
+admin:auditlog_logentry_changelist            403 200 200 200
+admin:auditlog_logentry_add                   403 403 403 403
+admin:auditlog_logentry_change                403 200 200 200
+admin:auditlog_logentry_history               403 200 200 200
+admin:auditlog_logentry_delete                403 403 403 403
+admin:axes_accessattempt_changelist           403 403 403 200
+admin:axes_accessattempt_add                  403 403 403 403
+admin:axes_accessattempt_change               403 403 403 200
+admin:axes_accessattempt_history              403 403 403 200
+admin:axes_accessattempt_delete               403 403 403 200
+admin:axes_accesslog_changelist               403 403 403 200
+admin:axes_accesslog_add                      403 403 403 403
+admin:axes_accesslog_change                   403 403 403 200
+admin:axes_accesslog_history                  403 403 403 200
+admin:axes_accesslog_delete                   403 403 403 200
+admin:axes_accessfailurelog_changelist        403 403 403 200
+admin:axes_accessfailurelog_add               403 403 403 403
+admin:axes_accessfailurelog_change            403 403 403 200
+admin:axes_accessfailurelog_history           403 403 403 200
+admin:axes_accessfailurelog_delete            403 403 403 200
+catalogue:export-documents                    403 200 200 200
+catalogue:export-topics                       403 200 200 200
+catalogue:export-decision-records             403 200 200 200
+"""
+
+# The bulk actions each role is offered, by model.
+EDITOR_DOCUMENT_ACTIONS = (
+    "add_tag_action export_bibtex export_csl_json export_documents_csv "
+    "export_documents_csv_bom export_ris refile_action submit_for_review_action"
+)
+ACTIONS = {
+    "catalogue.Document": {
+        "staff": "",
+        "editor": EDITOR_DOCUMENT_ACTIONS,
+        "publisher": f"{EDITOR_DOCUMENT_ACTIONS} publish_action withdraw_action",
+        "superuser": f"{EDITOR_DOCUMENT_ACTIONS} publish_action withdraw_action",
+    },
+    "catalogue.DecisionRecord": {
+        "editor": "export_decision_records_csv",
+        "publisher": "export_decision_records_csv publish_action",
+        "superuser": "delete_selected export_decision_records_csv publish_action",
+    },
+    "catalogue.Topic": {
+        "editor": "export_topics_csv",
+        "publisher": "export_topics_csv",
+        "superuser": "delete_selected export_topics_csv",
+    },
+    "taggit.Tag": {"superuser": "delete_selected render_tag_form"},
+    "axes.AccessAttempt": {"superuser": "cleanup_expired_attempts delete_selected"},
+    "catalogue.BrokenReference": {},
+    "auditlog.LogEntry": {},
+}
+# Every other model: only the superuser may delete in bulk.
+DELETE_ONLY = {"superuser": "delete_selected"}
+
+
+def table():
+    rows = (line.split() for line in PAGES.strip().splitlines())
+    return {
+        name: dict(zip(ROLES, map(int, codes), strict=True)) for name, *codes in rows
+    }
+
+
+SITE_PAGES = [
+    "admin:index",
+    "admin:password_change",
+    "admin:password_change_done",
+    "admin:jsi18n",
+]
+
+
+def model_routes():
+    """``{URL name: (model, route)}`` for every page of every model's admin."""
+    return {
+        f"admin:{pattern.name}": (model, str(pattern.pattern))
+        for model, model_admin in admin.site._registry.items()
+        for pattern in model_admin.get_urls()
+        if isinstance(pattern, URLPattern) and pattern.name
+    }
+
+
+@pytest.fixture
+def people():
+    return {
+        "staff": UserFactory(username="staff-only"),
+        "editor": UserFactory(editor=True, username="ed"),
+        "publisher": UserFactory(publisher=True, username="pub"),
+        "superuser": UserFactory(username="root", is_superuser=True),
+    }
+
+
+@pytest.fixture
+def record(people):
+    """One of everything the admin shows; LIT-004 published, tagged, filed
+    and with a pending revision, so its review and version pages have work."""
+    publisher = people["publisher"]
+    document = DocumentFactory(number=4, draft=True, title="Sublinear memory")
+    document.tags.add("memory")
+    workflow.publish(document=document, user=publisher)
+    workflow.edit_document(
+        document=document, user=publisher, changes={"title": "Sublinear memory cost"}
+    )
+    DecisionRecordFactory(number=3)
+    write_references(documents=[DocumentFactory(number=5, summary="After LIT-999.")])
+    Preface.objects.create(text="Start at LIT-999.")
+    AccessAttempt.objects.create(
+        username="x", ip_address="192.0.2.1", failures_since_start=1
+    )
+    AccessLog.objects.create(username="x", ip_address="192.0.2.1")
+    AccessFailureLog.objects.create(username="x", ip_address="192.0.2.1")
+    return document
+
+
+def url_for(name, document):
+    """The URL of the page ``name``, showing ``document`` or the first object
+    of its model."""
+    if name.startswith("catalogue:") or name in SITE_PAGES:
+        return reverse(name)
+    model, route = model_routes()[name]
+    kwargs = {}
+    if "object_id" in route or "<id>" in route:
+        obj = document if model is Document else model._default_manager.first()
+        kwargs["object_id" if "object_id" in route else "id"] = obj.pk
+    if "<int:number>" in route:
+        kwargs["number"] = 1
+    return reverse(name, kwargs=kwargs)
+
+
+def test_the_table_names_every_admin_url():
+    pages = {name for name in table() if name.startswith("admin:")}
+
+    assert pages == {*SITE_PAGES, *model_routes()}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_gets_what_the_table_says(client, people, record, role):
+    client.force_login(people[role])
+    answers = {name: client.get(url_for(name, record)).status_code for name in table()}
+
+    assert answers == {name: codes[role] for name, codes in table().items()}
+
+
+def test_anonymous_visitors_are_sent_to_log_in_everywhere(client, record):
+    for name in table():
+        response = client.get(url_for(name, record))
+
+        assert response.status_code == 302, name
+        assert response["Location"].startswith(reverse("admin:login")), name
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_is_offered_the_actions_the_table_says(rf, people, role):
+    request = rf.get("/admin/")
+    request.user = people[role]
+    offered = {
+        model._meta.label: sorted(model_admin.get_actions(request))
+        for model, model_admin in admin.site._registry.items()
+    }
+
+    assert offered == {
+        label: sorted(ACTIONS.get(label, DELETE_ONLY).get(role, "").split())
+        for label in offered
+    }
+
+
+IMPORTS = {
+    "document": ("publisher", "superuser"),
+    "topic": ("superuser",),
+}
+TOPIC_CSV = (
+    "position,name,slug,flavour,scope\n1,Overwritten,overwritten,kind,By whom?\n"
+)
+
+
+@pytest.mark.parametrize("model", IMPORTS)
+@pytest.mark.parametrize("role", ROLES)
+def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(
+    client, people, model, role
+):
+    """A preview for a permitted role is replayed as the forged confirmation
+    of every role; only the permitted ones write anything."""
+    client.force_login(people["superuser"])
+    upload = SimpleUploadedFile("topics.csv", TOPIC_CSV.encode(), "text/csv")
+    preview = client.post(
+        reverse("admin:catalogue_topic_import"),
+        {"format": "0", "import_file": upload, "resource": "0"},
+    )
+    confirmation = preview.context["confirm_form"].initial
+    client.force_login(people[role])
+    allowed = role in IMPORTS[model]
+
+    upload = SimpleUploadedFile("record.csv", TOPIC_CSV.encode(), "text/csv")
+    previewed = client.post(
+        reverse(f"admin:catalogue_{model}_import"),
+        {"format": "0", "import_file": upload, "resource": "0"},
+    )
+    confirmed = client.post(
+        reverse(f"admin:catalogue_{model}_process_import"), confirmation
+    )
+
+    assert previewed.status_code == (200 if allowed else 403)
+    assert confirmed.status_code != 403 if allowed else confirmed.status_code == 403
+    written = Topic.objects.filter(slug="overwritten").exists()
+    assert written == (allowed and model == "topic")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_merging_tags_is_for_the_roles_the_table_says(client, people, role):
+    documents = DocumentFactory.create_batch(2)
+    documents[0].tags.add("memory")
+    documents[1].tags.add("memory-cost")
+    client.force_login(people[role])
+    session = client.session
+    session["selected_tag_ids"] = ",".join(
+        str(pk) for pk in Tag.objects.values_list("pk", flat=True)
+    )
+    session.save()
+
+    response = client.post(
+        reverse("admin:taggit_tag_merge_tags"), {"new_tag_name": "merged"}
+    )
+
+    allowed = table()["admin:taggit_tag_merge_tags"][role] == 200
+    assert response.status_code == (302 if allowed else 403)
+    tags = [sorted(document.tags.names()) for document in documents]
+    assert tags == (
+        [["merged"], ["merged"]] if allowed else [["memory"], ["memory-cost"]]
+    )
