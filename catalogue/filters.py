@@ -58,6 +58,7 @@ class DocumentFilter(django_filters.FilterSet):
     def __init__(self, data=None, queryset=None, *, public=True, **kwargs):
         super().__init__(data, queryset, **kwargs)
         if public:
+            self.filters["registry"].queryset = Registry.objects.public()
             self.filters["status"].extra["choices"] = [
                 (status.value, status.label) for status in Document.PUBLIC_STATUSES
             ]

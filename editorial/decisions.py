@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalogue.models import DecisionRecord, DecisionRelation, DecisionRevision
-from catalogue.references import write_references
+from catalogue.references import find_names, write_references
 from editorial.steps import Step, audited, require, taking
 from public import scopes
 
@@ -49,11 +49,11 @@ def save_decision(*, decision, user, supersedes, note=""):
     """
     if decision.pk and DecisionRecord.objects.public().filter(pk=decision.pk).exists():
         return _hold(decision, user, supersedes, note)
+    # A draft changes nothing readers see: no page is expired for it.
     with transaction.atomic(), audited(user):
         decision.save()
         write_references(decisions=[decision])
         set_supersedes(decision=decision, superseded=supersedes, user=user)
-        scopes.decision_changed(decision)
     return None
 
 
@@ -90,14 +90,16 @@ def publish_decision(*, decision, user):
         if decision.published_at is None:
             decision.published_at, decision.published_by = now, user
             decision.save(update_fields=["published_at", "published_by", "updated_at"])
+            _settle_supersession(decision.superseded_pks())
             scopes.decision_changed(decision)
         elif revision is not None:
+            names = find_names(decision.body)
             revision.applied_to(decision).save()
             write_references(decisions=[decision])
             others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
             set_supersedes(decision=decision, superseded=others, user=user)
             revision.publish_by(user, now)
-            scopes.decision_changed(decision)
+            scopes.decision_changed(decision, names=names)
     return decision
 
 
@@ -114,7 +116,8 @@ def set_supersedes(*, decision, superseded, user):
     Supersession is one relation, shown on both records, so marking ADR-061
     as superseding ADR-026 shows "superseded by ADR-061" on ADR-026 without a
     second edit, and marks ADR-026 superseded. A record no longer superseded
-    by anything goes back to accepted.
+    by anything goes back to accepted. A draft's relations are kept, and
+    change the records it names when it is published.
     """
     require(user, EDIT_DECISION.permission, EDIT_DECISION.doing)
     superseded = {other.pk for other in superseded}
@@ -130,21 +133,29 @@ def set_supersedes(*, decision, superseded, user):
             relation.delete()
         for pk in superseded - current:
             DecisionRelation.objects.create(source=decision, kind=kind, target_id=pk)
-        changed = DecisionRecord.objects.select_for_update().filter(
-            pk__in=superseded ^ current
+        if decision.published_at is not None:
+            _settle_supersession(superseded ^ current)
+
+
+def _settle_supersession(pks):
+    """Mark the records ``pks`` superseded while a public record supersedes
+    them, accepted when none does any more, and expire the pages of those
+    that are public. A draft's relations wait for its publication: readers
+    never learn of a successor they cannot see."""
+    kind = DecisionRelation.Kind.SUPERSEDES
+    still_superseded = set(
+        DecisionRelation.objects.filter(
+            kind=kind, target__in=pks, source__published_at__isnull=False
+        ).values_list("target", flat=True)
+    )
+    for other in DecisionRecord.objects.select_for_update().filter(pk__in=pks):
+        status = (
+            other.Status.SUPERSEDED
+            if other.pk in still_superseded
+            else other.Status.ACCEPTED
         )
-        still_superseded = set(
-            DecisionRelation.objects.filter(
-                kind=kind, target__in=superseded ^ current
-            ).values_list("target", flat=True)
-        )
-        for other in changed:
-            status = (
-                other.Status.SUPERSEDED
-                if other.pk in still_superseded
-                else other.Status.ACCEPTED
-            )
-            if (other.status, other.status_text) != (status, ""):
-                other.status, other.status_text = status, ""
-                other.save(update_fields=["status", "status_text", "updated_at"])
+        if (other.status, other.status_text) != (status, ""):
+            other.status, other.status_text = status, ""
+            other.save(update_fields=["status", "status_text", "updated_at"])
+        if other.published_at is not None:
             scopes.decision_changed(other)

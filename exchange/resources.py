@@ -365,6 +365,10 @@ class DocumentResource(resources.ModelResource):
                     f"{identifier}."
                 )
                 continue
+            problem = successor and _successor_problem(document, successor)
+            if problem:
+                problems.append(f"Row {row_number}, column successor: {problem}")
+                continue
             successor_pk = successor.pk if successor else None
             if document.pk and document.superseded_by_id != successor_pk:
                 document.superseded_by = successor
@@ -372,6 +376,21 @@ class DocumentResource(resources.ModelResource):
         if problems:
             raise ValidationError(problems)
         Document.objects.bulk_update(changed, ["superseded_by"], batch_size=1000)
+
+
+def _successor_problem(document, successor):
+    """Why ``successor`` cannot supersede ``document``, or None: a document is
+    superseded by another, and a public one only by a public one, whose
+    identifier and title its page shows."""
+    if successor.identifier == document.identifier:
+        return f"{document.identifier} cannot supersede itself."
+    if document.is_public and not successor.is_public:
+        return (
+            f"{successor.identifier} is not public (its status: "
+            f"{successor.get_status_display().lower()}"
+            f"), so it cannot supersede the public {document.identifier}."
+        )
+    return None
 
 
 def _identifier_or_none(text):
@@ -414,9 +433,7 @@ class CSVImportMixin(ImportMixin):
 
     def has_import_permission(self, request):
         # An import adds rows and overwrites others: both rights, on its model.
-        return self.has_add_permission(request) and self.has_change_permission(
-            request
-        )
+        return self.has_add_permission(request) and self.has_change_permission(request)
 
     def get_import_data_kwargs(self, **kwargs):
         # A row that turns invalid between preview and confirmation fails the file.

@@ -6,6 +6,8 @@ address, unique to the entry and never changed (a version is never edited),
 as RFC 4287 asks; its summary is plain text, typed as such.
 """
 
+from datetime import UTC, datetime
+
 from django.contrib.syndication.views import Feed
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -27,8 +29,18 @@ def retraction(document):
     return f"Withdrawn{when}.{reason}\n\n"
 
 
+EMPTY_FEED_UPDATED = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 class TextSummaryAtomFeed(Atom1Feed):
     """Atom whose summaries are plain text (Django types them as HTML)."""
+
+    def latest_post_date(self):
+        # Django dates a feed without entries now, so it would differ on each
+        # request; it has never changed, and says so with the epoch.
+        if not self.items:
+            return EMPTY_FEED_UPDATED
+        return super().latest_post_date()
 
     def add_item_elements(self, handler, item):
         super().add_item_elements(handler, {**item, "description": None})

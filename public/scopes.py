@@ -132,6 +132,12 @@ def document_changed(document, *, before=None, listing=False):
     expire(*scopes)
 
 
-def decision_changed(decision):
-    """Expire the pages a change to a decision record affects."""
-    expire(DECISIONS, LISTS, *_naming_scopes(decision.identifier))
+def decision_changed(decision, *, names=()):
+    """Expire the pages a change to a public decision record affects: the
+    decision pages and lists, the texts naming it, and the documents its text
+    names now or named before (``names``), whose pages list it as naming them."""
+    scopes = {DECISIONS, LISTS, *_naming_scopes(decision.identifier)}
+    for name in [*names, *find_names(decision.body)]:
+        if name.prefix != DecisionRecord.PREFIX:
+            scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    expire(*scopes)

@@ -125,7 +125,7 @@ def identifier_notice(query):
     if identifier.prefix == DecisionRecord.PREFIX:
         return f"No published decision record is numbered {identifier}."
     prefixes = list(
-        Registry.objects.order_by("prefix").values_list("prefix", flat=True)
+        Registry.objects.public().order_by("prefix").values_list("prefix", flat=True)
     )
     if identifier.prefix in prefixes:
         return f"No published document is numbered {identifier}."

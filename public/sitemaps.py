@@ -42,7 +42,7 @@ class TopicSitemap(SectionSitemap):
 
 class RegistrySitemap(SectionSitemap):
     def items(self):
-        return Registry.objects.order_by("prefix")
+        return Registry.objects.public().order_by("prefix")
 
 
 class DocumentSitemap(SectionSitemap):

@@ -183,7 +183,9 @@ class RegistryDetailView(DocumentListView):
 
     @cached_property
     def registry(self):
-        return get_object_or_404(Registry, prefix=self.kwargs["prefix"])
+        return get_object_or_404(
+            Registry.objects.public(), prefix=self.kwargs["prefix"]
+        )
 
     def base_queryset(self):
         return Document.objects.public().in_registry(self.registry)
@@ -239,7 +241,7 @@ class RegistryListView(ListView):
     context_object_name = "registries"
 
     def get_queryset(self):
-        return Registry.objects.with_public_counts()
+        return Registry.objects.public().with_public_counts()
 
 
 class PermanentIdentifierMixin:

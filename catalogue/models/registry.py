@@ -2,7 +2,7 @@ from typing import NamedTuple
 
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -25,6 +25,17 @@ class RegistryCount(NamedTuple):
 
 
 class RegistryQuerySet(models.QuerySet):
+    def public(self):
+        """Registries holding a public document: one of drafts only is not
+        listed, linked or offered as a filter anywhere readers look."""
+        return self.filter(
+            Exists(
+                self.model.documents.rel.related_model.objects.filter(
+                    registry=OuterRef("pk"), status__in=PUBLIC_STATUSES
+                )
+            )
+        )
+
     def with_public_counts(self):
         """Each registry annotated with ``public_count``, its public documents."""
         return self.annotate(

@@ -89,7 +89,8 @@ def test_a_publisher_relates_records_and_changes_a_status_in_the_admin(client):
     older.refresh_from_db()
     # The words as written went with the status they described.
     assert (decision.status, decision.status_text) == ("deprecated", "")
-    assert older.status == "superseded"
+    # Readers learn of the successor when it is published, not before.
+    assert older.status == "accepted"
     assert sorted(
         (r.source.number, r.kind, r.target.number)
         for r in DecisionRelation.objects.all()

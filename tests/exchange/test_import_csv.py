@@ -221,6 +221,33 @@ def test_unknown_successor_fails_the_whole_file(admin_client):
     assert "confirm_form" not in response.context
 
 
+@pytest.mark.parametrize(
+    ("successor_row", "message"),
+    [
+        (
+            row(number="5", identifier="LIT-005", status="draft"),
+            "LIT-005 is not public (its status: draft), so it cannot supersede "
+            "the public LIT-004.",
+        ),
+        (None, "LIT-004 cannot supersede itself."),
+    ],
+)
+def test_a_public_document_is_superseded_only_by_another_public_one(
+    admin_client, successor_row, message
+):
+    superseded = row(status="superseded", successor=successor_row and "LIT-005")
+    if successor_row is None:
+        superseded["successor"] = "LIT-004"
+    content = csv_text([superseded, *filter(None, [successor_row])])
+
+    response = preview(admin_client, content)
+
+    assert problems(response) == {
+        0: {"file": [f"['Row 1, column successor: {message}']"]}
+    }
+    assert not Document.objects.exists()
+
+
 def test_broken_encoding_is_reported_with_its_line(admin_client):
     content = csv_text([row()]).replace("—".encode(), b"\xff")
 
@@ -249,7 +276,6 @@ def test_export_import_into_an_empty_record_export_again_is_identical(
         registry=lit4.registry,
         title="=HYPERLINK(“x”)",
         summary="'@quoted\nsecond line, “typographic” — ×",
-        draft=True,
     )
     Document.objects.filter(pk=lit4.pk).update(
         superseded_by=successor, status=Document.Status.SUPERSEDED

@@ -233,6 +233,28 @@ def test_publishing_a_decision_refreshes_the_decisions_and_what_names_it(
         assert 'href="/decisions/ADR-026/"' in text_of(client, path), path
 
 
+def test_a_decisions_revision_refreshes_the_documents_it_names_and_named(
+    client, filed, publisher, committed
+):
+    """A document's page lists the decision records naming it, so an edit
+    that names it or stops naming it refreshes that page."""
+    named_before, named_after = filed["document"], filed["other"]
+    with committed():
+        decision = DecisionRecordFactory(number=26, body="On LIT-004.")
+        write_references(decisions=[decision])
+    before, after = named_before.get_absolute_url(), named_after.get_absolute_url()
+    assert "ADR-026" in text_of(client, before)
+    assert "ADR-026" not in text_of(client, after)
+
+    with committed():
+        decision.body = "On LIT-007 now."
+        decisions.save_decision(decision=decision, user=publisher, supersedes=[])
+        decisions.publish_decision(decision=decision, user=publisher)
+
+    assert "ADR-026" not in text_of(client, before)
+    assert "ADR-026" in text_of(client, after)
+
+
 def test_every_public_page_names_the_scopes_it_shows():
     """A page missing from the map would never be cached; one the map names
     that no URL serves would be a stale entry. Downloads are not cached, nor

@@ -1,0 +1,186 @@
+"""Nothing public derives from unpublished state.
+
+A crawl of the whole public site (every page a link, a sitemap or a feed
+leads to, the citation downloads included) is taken; then drafts, documents
+in review, pending revisions, a draft decision record superseding a public
+one and a registry holding only drafts are added through the services, each
+naming public records. The crawl is taken again: every page must still be
+served from the cache with the same validators (nothing was expired), and,
+rendered afresh, be byte for byte what it was, with no page more or less.
+"""
+
+import re
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from catalogue.models import Preface, Registry
+from catalogue.references import write_references
+from editorial import decisions, workflow
+from pagecache import generations
+from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+LINK = re.compile(rb'(?:href|src)="(/[^"]*)"|<loc>http://testserver(/[^<]*)</loc>')
+LEFT_OUT = ("/admin/", "/export/", "/static/")
+
+
+# Where readers start: the index, the sitemap and a search or two.
+STARTS = [
+    "/",
+    "/sitemap.xml",
+    "/search/?q=memory",
+    "/search/?q=DRAFT-001",
+    "/search/?q=ADR-099",
+    "/search/?q=LIT-012",
+]
+
+
+def crawl(client):
+    """``{path: response}`` for every page reachable from ``STARTS``."""
+    seen, queue = {}, list(STARTS)
+    while queue:
+        path = queue.pop()
+        if path in seen or path.startswith(LEFT_OUT):
+            continue
+        response = client.get(path)
+        seen[path] = response
+        if response.status_code != 200 or not hasattr(response, "content"):
+            continue
+        for match in LINK.finditer(response.content):
+            link = (match[1] or match[2]).decode().replace("&amp;", "&")
+            queue.append(urlsplit(urljoin(path, link))._replace(fragment="").geturl())
+    return seen
+
+
+def validators(pages):
+    """Each page's status and ETag, made from the generations it was stored
+    under (Last-Modified is made from them too, and is left out within the
+    second they were minted)."""
+    return {path: (r.status_code, r.get("ETag")) for path, r in pages.items()}
+
+
+def bodies(pages):
+    return {
+        path: (r.status_code, r.content if hasattr(r, "content") else b"")
+        for path, r in pages.items()
+    }
+
+
+@pytest.fixture
+def public_record(publisher, committed):
+    """Two topics, three public documents naming each other, a tag, two
+    public decision records (one naming a document) and a preface."""
+    first = TopicFactory(name="Memory", slug="memory")
+    TopicFactory(name="Evaluation", slug="evaluation")
+    with committed():
+        documents = [
+            DocumentFactory(number=number, topic=first, draft=True)
+            for number in (4, 7, 9)
+        ]
+        documents[1].summary = "Builds on LIT-004; see ADR-003."
+        documents[1].save()
+        for document in documents:
+            document.tags.add("checkpointing")
+            workflow.publish(document=document, user=publisher)
+        DecisionRecordFactory(number=3, title="Keep the record public")
+        DecisionRecordFactory(number=5, body="We cite LIT-007.")
+        write_references(decisions=list(decisions.DecisionRecord.objects.all()))
+        Preface.objects.create(text="Start with LIT-004 and ADR-003.")
+    return documents
+
+
+def add_unpublished_state(publisher, editor, documents):
+    """Everything readers must not see, each naming public records."""
+    draft_registry = Registry.objects.create(prefix="DRAFT", name="Only drafts")
+    draft = DocumentFactory(
+        registry=draft_registry,
+        number=1,
+        draft=True,
+        title="A draft in a registry of drafts",
+        summary="Supersedes LIT-004 and ADR-003 one day.",
+        topic=documents[0].topic,
+    )
+    draft.tags.add("secret-tag")
+    write_references(documents=[draft])
+    in_review = DocumentFactory(
+        registry=documents[0].registry, number=12, draft=True, topic=documents[0].topic
+    )
+    in_review.summary = "Replaces LIT-009."
+    in_review.save()
+    in_review.tags.add("checkpointing", "unseen")
+    workflow.submit_for_review(document=in_review, user=editor)
+    workflow.edit_document(
+        document=documents[0],
+        user=editor,
+        changes={"title": "A pending title", "summary": "Now naming LIT-009."},
+    )
+    successor = decisions.DecisionRecord(
+        number=99, title="A draft successor", body="Replaces ADR-003; cites LIT-004."
+    )
+    decisions.save_decision(
+        decision=successor,
+        user=publisher,
+        supersedes=list(decisions.DecisionRecord.objects.filter(number=3)),
+    )
+    published = decisions.DecisionRecord.objects.get(number=5)
+    published.body = "A pending body citing LIT-009."
+    decisions.save_decision(decision=published, user=publisher, supersedes=[])
+
+
+def test_unpublished_state_changes_no_public_page(
+    client, public_record, publisher, editor, committed
+):
+    before = crawl(client)
+    assert len(before) > 40  # The crawl reached the whole site.
+
+    with committed():
+        add_unpublished_state(publisher, editor, public_record)
+    cached = crawl(client)
+    cache.clear()
+    generations.local_pages.clear()
+    rendered = crawl(client)
+
+    assert validators(cached) == validators(before)
+    assert bodies(rendered) == bodies(before)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/registries/DRAFT/",
+        "/DRAFT-001/",
+        "/LIT-012/",
+        "/tags/secret-tag/",
+        "/tags/unseen/",
+        "/decisions/ADR-099/",
+    ],
+)
+def test_unpublished_records_have_no_page(
+    client, public_record, publisher, editor, committed, path
+):
+    with committed():
+        add_unpublished_state(publisher, editor, public_record)
+
+    assert client.get(path).status_code == 404
+
+
+def test_the_draft_successor_marks_its_record_superseded_once_published(
+    client, public_record, publisher, editor, committed
+):
+    with committed():
+        add_unpublished_state(publisher, editor, public_record)
+    older = reverse("catalogue:decision-detail", args=["ADR-003"])
+    assert b"Superseded" not in client.get(older).content
+
+    with committed():
+        decisions.publish_decision(
+            decision=decisions.DecisionRecord.objects.get(number=99), user=publisher
+        )
+
+    page = client.get(older).content.decode()
+    assert "Superseded by" in page and "ADR-099" in page
+    assert "(superseded by" in client.get("/").content.decode()  # The preface.
