@@ -3,9 +3,12 @@
 import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from catalogue.models import Document
 from editorial import workflow
+from public import diffs
 from public.diffs import render_word_diff, word_diff
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
@@ -74,6 +77,78 @@ def test_word_diff_gives_back_both_texts_exactly():
 
     assert "".join(c.text for c in changes if c.kind != "insert") == old
     assert "".join(c.text for c in changes if c.kind != "delete") == new
+
+
+texts = st.lists(
+    st.sampled_from(["a", "b.", "c;", "“d”", " ", "  ", "\n", "e!"]), max_size=60
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=texts, new=texts)
+def test_any_two_texts_come_back_from_their_diff(old, new):
+    changes = word_diff(old, new)
+
+    assert "".join(c.text for c in changes if c.kind != "insert") == old
+    assert "".join(c.text for c in changes if c.kind != "delete") == new
+
+
+@pytest.fixture
+def weighed(monkeypatch):
+    """The number of token pairs each comparison was asked to weigh."""
+    sizes = []
+
+    class Weighing(diffs.SequenceMatcher):
+        def __init__(self, *, a, b, autojunk):
+            sizes.append(len(a) * len(b))
+            super().__init__(a=a, b=b, autojunk=autojunk)
+
+    monkeypatch.setattr(diffs, "SequenceMatcher", Weighing)
+    return sizes
+
+
+def long_summary(words=12_000, sentence=12):
+    return " ".join(
+        f"word{n}{'.' if n % sentence == sentence - 1 else ''}" for n in range(words)
+    )
+
+
+def test_a_long_summary_edited_in_two_places_shows_just_those_words(weighed):
+    old = long_summary()
+    new = old.replace("word40 ", "changed40 ").replace("word11000 ", "changed11000 ")
+
+    changes = word_diff(old, new)
+
+    assert [(c.kind, c.text) for c in changes if c.kind != "equal"] == [
+        ("delete", "word40"),
+        ("insert", "changed40"),
+        ("delete", "word11000"),
+        ("insert", "changed11000"),
+    ]
+    assert max(weighed) <= diffs.PAIR_BUDGET
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Every sentence moved: no common ends, thousands of sentences.
+        (
+            long_summary(sentence=1),
+            " ".join(reversed(long_summary(sentence=1).split())),
+        ),
+        # A summary naming 40,000 records, renumbered: one sentence.
+        (
+            ", ".join(f"LIT-{n:05d}" for n in range(40_000)),
+            ", ".join(f"LIT-{n:05d}" for n in range(1, 40_001)),
+        ),
+    ],
+)
+def test_comparing_long_texts_weighs_a_bounded_number_of_pairs(weighed, old, new):
+    changes = word_diff(old, new)
+
+    assert "".join(c.text for c in changes if c.kind != "insert") == old
+    assert "".join(c.text for c in changes if c.kind != "delete") == new
+    assert max(weighed, default=0) <= diffs.PAIR_BUDGET
 
 
 def test_publishing_raises_the_topic_count_by_one(
