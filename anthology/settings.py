@@ -13,6 +13,10 @@ PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
               it at once whatever this says)
 PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
               (default 32 MiB; 0 for none)
+BEHIND_PROXY  "1" when a proxy (Varnish, nginx) is in front: it says whether
+              the request came over HTTPS and who the client is
+PROXY_COUNT   how many proxies are in front, with BEHIND_PROXY (default 1)
+LOG_LEVEL     the application's log level on stderr (default INFO)
 """
 
 import os
@@ -108,6 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "public.context_processors.canonical_url",
             ],
         },
     },
@@ -226,6 +231,9 @@ AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# Where a sign-in lands: the desk, whatever unsafe "next" it was given.
+LOGIN_URL = "admin:login"
+LOGIN_REDIRECT_URL = "admin:index"
 # Behind proxies every request comes from the nearest one: the client is the
 # address the outermost proxy put in X-Forwarded-For, so one client's failures
 # never lock out everyone's.
@@ -236,6 +244,38 @@ AXES_CLIENT_IP_CALLABLE = "editorial.lockout.client_address"
 AUDITLOG_STORE_JSON_CHANGES = True
 AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
 AUDITLOG_DISABLE_REMOTE_ADDR = True
+
+# Every log record goes to stderr as one JSON object a line: a server error
+# with its request's method, path and status and the whole traceback, in
+# production as in development (Django alone prints nothing once DEBUG is off).
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "{asctime}{levelname}{name}{message}{status_code}",
+            "style": "{",
+            "rename_fields": {"asctime": "time", "levelname": "level"},
+            "static_fields": {"service": "anthology"},
+        }
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stderr",
+            "formatter": "json",
+        }
+    },
+    "root": {"handlers": ["stderr"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Django's own console handler repeats records when DEBUG is on.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "propagate": True},
+        # django-axes notes every sign-in; its warnings are the lockouts.
+        "axes": {"level": "WARNING"},
+    },
+}
 
 # django-import-export: any model's admin import needs the model's add right,
 # its export the view right (the import mixins also ask for the change right).

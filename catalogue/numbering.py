@@ -1,8 +1,10 @@
 """A registry's numbers: issued once, never reused."""
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from catalogue.identifiers import MAX_NUMBER
 from catalogue.models import Registry
 
 
@@ -17,10 +19,37 @@ def issue_number(*, registry):
     with transaction.atomic():
         locked = Registry.objects.select_for_update().get(pk=registry.pk)
         in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
-        locked.last_number = max(locked.last_number, in_use) + 1
+        highest = max(locked.last_number, in_use)
+        if highest >= MAX_NUMBER:
+            raise ValidationError(
+                f"Registry {locked.prefix} has issued its last number, {MAX_NUMBER}.",
+                code="numbers_exhausted",
+            )
+        locked.last_number = highest + 1
         locked.save(update_fields=["last_number"])
     registry.last_number = locked.last_number
     return locked.last_number
+
+
+def check_unissued(*, registry, number):
+    """Refuse ``number`` for a new document of ``registry`` unless the registry
+    never issued it and could: above its highest, within the column's range."""
+    if not 0 < number <= MAX_NUMBER:
+        raise ValidationError(
+            f"{registry.prefix} numbers run from 1 to {MAX_NUMBER}; {number} is "
+            "out of range.",
+            code="number_out_of_range",
+        )
+    locked = Registry.objects.select_for_update().get(pk=registry.pk)
+    in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
+    highest = max(locked.last_number, in_use)
+    if number <= highest:
+        raise ValidationError(
+            f"{registry.prefix}-{number:03d} was issued before ({registry.prefix} "
+            f"has issued up to {highest}); a number is never reused. Leave it "
+            "blank for the next one.",
+            code="number_issued",
+        )
 
 
 def mark_issued(*, registry, number):

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalogue.models import Document, DocumentVersion, Revision
-from catalogue.numbering import issue_number, mark_issued
+from catalogue.numbering import check_unissued, issue_number, mark_issued
 from catalogue.references import write_references
 from editorial.steps import Step, audited, taking
 from public import scopes
@@ -142,7 +142,8 @@ def save_document(*, document, user=None, tags=None):
             )
         if not document.number:
             document.number = issue_number(registry=document.registry)
-        else:
+        elif not document.pk:
+            check_unissued(registry=document.registry, number=document.number)
             mark_issued(registry=document.registry, number=document.number)
         document.save()
         if tags is not None:

@@ -87,12 +87,14 @@ def _validators(current):
     return quote_etag(digest), last_modified
 
 
-def _not_modified(request, etag, last_modified):
+def _not_modified(request, etag, last_modified, stored):
     if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
     if if_none_match is not None:
-        return etag in {tag.strip() for tag in if_none_match.split(",")} or (
-            if_none_match.strip() == "*"
-        )
+        if if_none_match.strip() == "*":
+            # "Any representation": only a page known to exist has one; a
+            # URL of nothing goes on to its 404.
+            return stored is not None and stored[1] == 200
+        return etag in {tag.strip() for tag in if_none_match.split(",")}
     since = request.META.get("HTTP_IF_MODIFIED_SINCE")
     if since is None or last_modified is None:
         return False
@@ -196,7 +198,7 @@ class PageCacheMiddleware:
         except generations.CacheUnavailable:
             return None
         etag, last_modified = _validators(current)
-        if _not_modified(request, etag, last_modified):
+        if _not_modified(request, etag, last_modified, stored):
             return _with_validators(HttpResponseNotModified(), etag, last_modified)
         if stored is None:
             return key, current, etag, last_modified

@@ -113,9 +113,10 @@ class DocumentAdmin(
         return initial
 
     def get_readonly_fields(self, request, obj=None):
-        fields = ["version", "status", "created_at", "updated_at"]
+        # Numbers are the registry's to give: a new document takes the next.
+        fields = ["number", "version", "status", "created_at", "updated_at"]
         if obj is not None:
-            fields += ["registry", "number"]
+            fields += ["registry"]
             if not self.has_publish_permission(request):
                 fields.append("superseded_by")
         return fields
