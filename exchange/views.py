@@ -8,7 +8,7 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponseBadRequest, QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
@@ -93,16 +93,51 @@ def topic_citation(request, slug, fmt):
     del filterset.filters["topic"]
     if filterset.is_bound and not filterset.is_valid():
         raise BadRequest(filterset.errors.as_text())
-    return filtered_citation_response(filterset, fmt, topic.slug)
+    page = request.GET.get("page", "1")
+    return filtered_citation_response(filterset, fmt, topic.slug, page)
 
 
-def filtered_citation_response(filterset, fmt, filename):
-    """The documents of a valid ``filterset`` as a citation download: a
-    filter on the withdrawn status keeps them, as the list it came from does."""
+# The most entries one citation download of a list holds; ``?page=2`` gives
+# the next ones, so no request renders the whole record.
+CITATIONS_PER_FILE = 1000
+
+
+def filtered_citation_response(filterset, fmt, filename, page_number="1"):
+    """The documents of a valid ``filterset`` as a citation download, a
+    thousand at most (``page_number``, in number order, announced by a
+    ``Link: rel="next"`` header while more follow). A filter on the withdrawn
+    status keeps them, as the list it came from does."""
     status = filterset.form.cleaned_data.get("status") if filterset.is_bound else ""
-    return citation_response(
-        filterset.qs,
-        fmt,
-        filename,
-        keep_withdrawn=status == Document.Status.WITHDRAWN,
+    documents = filterset.qs
+    if status != Document.Status.WITHDRAWN:
+        documents = documents.exclude(status=Document.Status.WITHDRAWN)
+    page = _page(page_number)
+    start = (page - 1) * CITATIONS_PER_FILE
+    pks = list(
+        documents.in_number_order().values_list("pk", flat=True)[
+            start : start + CITATIONS_PER_FILE + 1
+        ]
     )
+    if page > 1 and not pks:
+        raise Http404(f"Page {page} of this download is empty.")
+    response = citation_response(
+        Document.objects.filter(pk__in=pks[:CITATIONS_PER_FILE]),
+        fmt,
+        filename if page == 1 else f"{filename}-{page}",
+        keep_withdrawn=True,
+    )
+    if len(pks) > CITATIONS_PER_FILE:
+        response["Link"] = f'<?{_with_page(filterset, page + 1)}>; rel="next"'
+    return response
+
+
+def _page(number):
+    if not str(number).isdigit() or int(number) < 1 or len(str(number)) > 6:
+        raise BadRequest(f"The page of a download is a number from 1, not {number!r}.")
+    return int(number)
+
+
+def _with_page(filterset, page):
+    query = filterset.data.copy() if filterset.is_bound else QueryDict(mutable=True)
+    query["page"] = str(page)
+    return query.urlencode()

@@ -35,7 +35,7 @@ def document_scope(identifier):
 
 
 # Which scopes each public page depends on, by URL name. Pages not named here
-# (the admin, exports, citation downloads) are never cached.
+# (the admin, staff exports, decision images) are never cached.
 PAGES = {
     "catalogue:index": lambda kw: [LISTS],
     "catalogue:search": lambda kw: [LISTS],
@@ -55,6 +55,10 @@ PAGES = {
     "catalogue:document-version": lambda kw: [document_scope(kw["identifier"])],
     "catalogue:decision-list": lambda kw: [DECISIONS],
     "catalogue:decision-detail": lambda kw: [DECISIONS],
+    # Citation downloads: a list's costs a thousand entries' rendering.
+    "catalogue:search-citation": lambda kw: [LISTS],
+    "catalogue:topic-citation": lambda kw: [topic_scope(kw["slug"])],
+    "catalogue:document-citation": lambda kw: [document_scope(kw["identifier"])],
 }
 
 

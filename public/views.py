@@ -506,7 +506,8 @@ def search_view(request):
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
     results = _search_results(request, passages=False)
-    return filtered_citation_response(results.filter, fmt, "search")
+    page = request.GET.get("page", "1")
+    return filtered_citation_response(results.filter, fmt, "search", page)
 
 
 def robots_txt(request):

@@ -14,8 +14,10 @@ from django.urls import reverse
 from catalogue.identifiers import MAX_NUMBER
 from catalogue.models import Document, Registry
 from editorial import workflow
+from exchange import views as exchange_views
 from public.views import DocumentDetailView
 from tests.factories import PASSWORD, DocumentFactory, RegistryFactory, UserFactory
+from tests.html import is_warm
 
 pytestmark = pytest.mark.django_db
 
@@ -201,3 +203,49 @@ def test_behind_a_proxy_one_clients_failures_lock_out_only_that_client(client):
     assert still_locked.status_code == 429
     assert signed_in.status_code == 302
     assert connection.vendor  # Ran against the configured database.
+
+
+class TestCitationDownloads:
+    """A list's citation download holds a bounded number of entries, and is
+    cached like the page it came from."""
+
+    @pytest.fixture
+    def seven(self, monkeypatch):
+        monkeypatch.setattr(exchange_views, "CITATIONS_PER_FILE", 3)
+        topic = DocumentFactory(number=1).topic
+        for number in range(2, 8):
+            DocumentFactory(number=number, topic=topic)
+        return topic
+
+    @pytest.mark.parametrize("path", ["/search/cite.json", "/topics/{slug}/cite.json"])
+    def test_a_download_holds_a_page_and_names_the_next(self, client, seven, path):
+        path = path.format(slug=seven.slug)
+        pages = [client.get(path, {"page": page}) for page in ["1", "2", "3"]]
+
+        numbers = [
+            [entry["id"] for entry in json.loads(page.content)] for page in pages
+        ]
+        assert numbers == [
+            ["LIT-001", "LIT-002", "LIT-003"],
+            ["LIT-004", "LIT-005", "LIT-006"],
+            ["LIT-007"],
+        ]
+        assert pages[0]["Link"] == '<?page=2>; rel="next"'
+        assert pages[1]["Link"] == '<?page=3>; rel="next"'
+        assert "Link" not in pages[2]
+        assert pages[1]["Content-Disposition"].endswith('-2.json"')
+
+    @pytest.mark.parametrize(
+        ("page", "status"), [("4", 404), ("0", 400), ("abc", 400), ("9" * 40, 400)]
+    )
+    def test_a_page_past_the_end_or_malformed_is_refused(
+        self, client, seven, page, status
+    ):
+        assert client.get("/search/cite.bib", {"page": page}).status_code == status
+
+    def test_a_download_is_served_from_the_cache(
+        self, client, seven, django_assert_num_queries
+    ):
+        client.get("/search/cite.bib", {"q": "", "status": "active"})
+
+        is_warm(client, "/search/cite.bib?q=&status=active", django_assert_num_queries)
