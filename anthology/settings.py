@@ -80,6 +80,9 @@ MIDDLEWARE = [
     # Cached public pages are answered here, with the headers the middleware
     # below gave them when they were rendered.
     "pagecache.middleware.PageCacheMiddleware",
+    # Below the page cache, so a page is compressed once, when it is rendered,
+    # and kept compressed for the readers who accept gzip.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

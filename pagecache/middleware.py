@@ -12,6 +12,7 @@ query.
 """
 
 import hashlib
+import re
 import time
 from email.utils import formatdate
 from functools import cache, lru_cache
@@ -31,6 +32,10 @@ from pagecache import generations
 # is served only under the generations they were made for), but not its
 # Last-Modified: it is sent once the second of the change is over.
 UNKEPT_HEADERS = {"last-modified", "set-cookie"}
+
+
+# As Django's GZipMiddleware reads Accept-Encoding.
+ACCEPTS_GZIP_RE = re.compile(r"\bgzip\b")
 
 
 @cache
@@ -69,8 +74,15 @@ def _page_key(request):
     # Pages print absolute URLs (canonical links, feeds), so the host counts.
     # The version names what a stored page holds: a page kept by an older
     # release (without its headers) is never served by this one.
+    # A page is kept gzip-compressed for the readers whose browsers accept it
+    # and as it is for the others: two entries.
     url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
-    return "page:v2:" + hashlib.sha256(url.encode()).hexdigest()
+    encoding = (
+        "gzip"
+        if ACCEPTS_GZIP_RE.search(request.headers.get("Accept-Encoding", ""))
+        else "identity"
+    )
+    return f"page:v2:{encoding}:" + hashlib.sha256(url.encode()).hexdigest()
 
 
 def _validators(current):

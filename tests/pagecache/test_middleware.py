@@ -6,6 +6,7 @@ A page served from the cache costs no SQL query, which is how these tests
 tell a cached page (warm) from a rendered one.
 """
 
+import gzip
 import os
 
 import pytest
@@ -207,8 +208,26 @@ def test_every_public_page_type_is_cached_with_validators(
 
     assert again.content == first.content
     assert not_modified.status_code == 304
-    assert first["Vary"] == "Cookie"
+    assert "Cookie" in {part.strip() for part in first["Vary"].split(",")}
     assert "no-cache" in first["Cache-Control"]
+
+
+def test_pages_are_kept_compressed_for_readers_who_accept_gzip(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    plain = client.get(path)
+    compressed = client.get(path, headers={"Accept-Encoding": "gzip, br"})
+
+    warm = is_warm(client, path, django_assert_num_queries)
+    warm_compressed = client.get(path, headers={"Accept-Encoding": "gzip"})
+
+    assert "Content-Encoding" not in plain and "Content-Encoding" not in warm
+    assert compressed["Content-Encoding"] == warm_compressed["Content-Encoding"]
+    assert compressed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(warm_compressed.content) == plain.content == warm.content
+    assert len(compressed.content) < len(plain.content) / 2
+    assert compressed["Vary"] == "Cookie, Accept-Encoding"
 
 
 # A Redis nobody listens on: every call fails at once, as when Redis stops.
