@@ -157,3 +157,26 @@ def test_an_editor_cannot_use_the_publish_bulk_action():
     )
 
     assert Document.objects.get().status == Document.Status.DRAFT
+
+
+@pytest.mark.parametrize("trait", ["draft", "public"])
+def test_a_merge_on_a_document_that_gained_a_tag_meanwhile_saves(two_editors, trait):
+    document = DocumentFactory(draft=trait == "draft", summary="Summary.")
+    document.tags.add("memory")
+    url = reverse("admin:catalogue_document_change", args=[document.pk])
+    alice, bob = two_editors
+    alice_form, bob_form = form_data(alice.get(url)), form_data(bob.get(url))
+    alice_form.update(tags="memory, checkpointing")
+    assert alice.post(url, alice_form).status_code == 302
+    bob_form.update(summary="Bob’s summary.")
+
+    refused = bob.post(url, bob_form)
+    resaved = bob.post(url, form_data(refused))
+
+    assert refused.status_code == 200
+    assert resaved.status_code == 302
+    state = workflow.editable_state(Document.objects.get())
+    assert (sorted(state["tags"]), state["summary"]) == (
+        ["checkpointing", "memory"],
+        "Bob’s summary.",
+    )
