@@ -58,9 +58,11 @@ bench-export: $(VENV)/.installed-dev
 bench-serve: $(VENV)/.installed-dev
 	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
 
-## bench-load: 64 clients, PostgreSQL restarted, Redis stopped (bench/results/load.md)
+## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
+## under load, cache flooding (bench/results/load.md); LOAD_PHASES picks phases
+LOAD_PHASES ?= steady,postgresql,redis,downloads,flood
 bench-load: $(VENV)/.installed-dev
-	$(BIN)/python bench/load_faults.py
+	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

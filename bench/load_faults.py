@@ -10,8 +10,19 @@ the same mix of topic pages, document pages and searches:
 3. Redis stopped halfway through: pages keep coming from the database, and
    the cache fills again once Redis is back.
 
-It restarts this machine's PostgreSQL and Redis, so run it on a machine of
-its own (not while tests run). Figures go to bench/results/load.md.
+Then two hostile ones, which restart nothing:
+
+4. citation downloads under load: a cached topic page's median latency for
+   one reader alone, then while four clients download a search's citations
+   with no query (each with a year filter of its own, so the cache cannot
+   answer): a download holds a thousand entries at most;
+5. cache flooding: clients request topic pages with a random ``utm_source``
+   each; the new entries in Redis per thousand requests say whether unknown
+   parameters make new cached pages.
+
+Phases 2 and 3 restart this machine's PostgreSQL and Redis, so run them on a
+machine of their own (not while tests run); ``--phases downloads,flood``
+runs only the hostile ones. Figures go to bench/results/load.md.
 
     make bench-load            # or: python bench/load_faults.py --seconds 60
 """
@@ -104,8 +115,8 @@ class Load:
     """``clients`` threads requesting the mix until stopped; every answer kept
     as (finished at, seconds taken, ok)."""
 
-    def __init__(self, clients, paths):
-        self.clients, self.paths = clients, paths
+    def __init__(self, clients, paths, weights=(4, 4, 2)):
+        self.clients, self.paths, self.weights = clients, paths, list(weights)
         self.results, self.lock = [], threading.Lock()
         self.stopping = threading.Event()
 
@@ -113,7 +124,7 @@ class Load:
         chooser = random.Random(seed)
         connection = None
         while not self.stopping.is_set():
-            kind = chooser.choices(self.paths, weights=[4, 4, 2])[0]
+            kind = chooser.choices(self.paths, weights=self.weights)[0]
             path = chooser.choice(kind)
             started = time.perf_counter()
             ok = False
@@ -166,6 +177,10 @@ class Load:
         p99 = times[int(len(times) * 0.99) - 1] if times else float("nan")
         return len(rows), errors, (len(rows) - errors) / (end - start), p99
 
+    def median(self):
+        times = sorted(took for _, took, ok in self.results if ok)
+        return times[len(times) // 2] if times else float("nan")
+
     def failures(self):
         return [finished - self.started for finished, _, ok in self.results if not ok]
 
@@ -204,6 +219,66 @@ def wait_for_postgresql():
         time.sleep(0.1)
 
 
+def downloads_under_load(topic, seconds):
+    """Table rows: a cached topic page's median latency alone, then beside
+    four clients downloading whole-record citation files."""
+    with Load(1, [[topic]], weights=[1]) as alone:
+        time.sleep(seconds)
+    downloads = [
+        f"/search/cite.{fmt}?year_from={year}"
+        for fmt in ("json", "bib", "ris")
+        for year in range(1000, 2000)
+    ]
+    with (
+        Load(4, [downloads], weights=[1]) as attack,
+        Load(1, [[topic]], weights=[1]) as beside,
+    ):
+        time.sleep(seconds)
+    return [
+        f"| topic page alone, median | {len(alone.results)} | "
+        f"{len(alone.failures())} | — | {alone.median() * 1000:.1f} ms |",
+        f"| topic page beside 4 download clients, median | {len(beside.results)} | "
+        f"{len(beside.failures())} | {beside.median() / alone.median():.1f}× alone | "
+        f"{beside.median() * 1000:.1f} ms |",
+        f"| whole-record citation downloads, median | {len(attack.results)} | "
+        f"{len(attack.failures())} | {len(attack.results) / seconds:.0f}/s | "
+        f"{attack.median() * 1000:.0f} ms |",
+    ]
+
+
+def redis_keys():
+    result = subprocess.run(
+        ["redis-cli", "-n", REDIS_URL.rsplit("/", 1)[1], "dbsize"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(result.stdout.strip())
+
+
+def cache_flood(topics, seconds):
+    """A table row: new cache entries per thousand requests that each carry a
+    random ``utm_source``."""
+    flood = [
+        f"{topic}?utm_source={random.getrandbits(64):x}"
+        for topic in topics[:5]
+        for _ in range(4000)
+    ]
+    before = redis_keys()
+    with Load(8, [flood], weights=[1]) as load:
+        time.sleep(seconds)
+    grown = redis_keys() - before
+    requests = len(load.results)
+    return [
+        f"| cache flood, random utm_source | {requests} | {len(load.failures())} | "
+        f"{grown * 1000 / max(requests, 1):.0f} new entries per 1,000 requests | "
+        f"{load.median() * 1000:.0f} ms median |"
+    ]
+
+
+PHASES = ["steady", "postgresql", "redis", "downloads", "flood"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=60)
@@ -211,10 +286,18 @@ def main():
     parser.add_argument("--documents", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help=f"comma-separated, of {', '.join(PHASES)}",
+    )
+    parser.add_argument(
         "--database-url",
         default="postgres://postgres@127.0.0.1:5432/anthology_bench_load",
     )
     args = parser.parse_args()
+    phases = set(args.phases.split(","))
+    if phases - set(PHASES):
+        parser.error(f"unknown phases: {', '.join(sorted(phases - set(PHASES)))}")
     print(f"Preparing {args.documents} sample documents…", flush=True)
     paths = prepare(args.database_url, args.documents)
     server = start_server(args.database_url, args.workers)
@@ -222,66 +305,83 @@ def main():
     try:
         half = args.seconds / 2
 
-        print("Phase 1: steady load", flush=True)
-        with Load(args.clients, paths) as load:
-            time.sleep(args.seconds)
-        requests, errors, throughput, p99 = load.window(0, args.seconds)
-        lines.append(
-            f"| steady, {args.clients} clients, {args.seconds} s | {requests} | "
-            f"{errors} | {throughput:.0f}/s | {p99 * 1000:.0f} ms |"
-        )
-
-        print("Phase 2: PostgreSQL restarted", flush=True)
-        with Load(args.clients, paths) as load:
-            time.sleep(half)
-            down = time.perf_counter() - load.started
-            run(*pg_cluster(), "restart")
-            wait_for_postgresql()
-            up = time.perf_counter() - load.started
-            time.sleep(30)
-        before = load.window(max(0, down - 30), down)
-        after = load.window(up, up + 30)
-        late = [t for t in load.failures() if t >= up]
-        lines.append(
-            f"| PostgreSQL restart: 30 s before | {before[0]} | {before[1]} | "
-            f"{before[2]:.0f}/s | {before[3] * 1000:.0f} ms |"
-        )
-        lines.append(
-            f"| PostgreSQL restart: down {up - down:.1f} s | — | "
-            f"{len(load.failures()) - len(late)} | — | — |"
-        )
-        lines.append(
-            f"| PostgreSQL restart: 30 s after | {after[0]} | {len(late)} | "
-            f"{after[2]:.0f}/s ({after[2] / before[2]:.2f}× before) | "
-            f"{after[3] * 1000:.0f} ms |"
-        )
-
-        print("Phase 3: Redis stopped", flush=True)
-        with Load(args.clients, paths) as load:
-            time.sleep(half)
-            stopped = time.perf_counter() - load.started
-            subprocess.run(["redis-cli", "shutdown", "nosave"], capture_output=True)
-            time.sleep(half)
-            restarted = time.perf_counter() - load.started
-            run(*REDIS_START)
-            time.sleep(half)
-        with_redis = load.window(0, stopped)
-        without = load.window(stopped, restarted)
-        back = load.window(restarted + 2, restarted + half)
-        for label, figures in [
-            ("Redis up", with_redis),
-            ("Redis stopped", without),
-            ("Redis back", back),
-        ]:
-            lines.append(
-                f"| {label} | {figures[0]} | {figures[1]} | {figures[2]:.0f}/s | "
-                f"{figures[3] * 1000:.0f} ms |"
-            )
+        if "steady" in phases:
+            lines += steady(args, paths)
+        if "postgresql" in phases:
+            lines += postgresql_restart(args, paths)
+        if "redis" in phases:
+            lines += redis_stopped(args, paths)
+        if "downloads" in phases:
+            print("Phase 4: citation downloads under load", flush=True)
+            lines += downloads_under_load(paths[0][0], half)
+        if "flood" in phases:
+            print("Phase 5: cache flood", flush=True)
+            lines += cache_flood(paths[0], half)
     finally:
         server.terminate()
         server.wait(30)
         subprocess.run(["redis-cli", "ping"], capture_output=True)
+    write_report(args, lines)
 
+
+def steady(args, paths):
+    print("Phase 1: steady load", flush=True)
+    with Load(args.clients, paths) as load:
+        time.sleep(args.seconds)
+    requests, errors, throughput, p99 = load.window(0, args.seconds)
+    return [
+        f"| steady, {args.clients} clients, {args.seconds} s | {requests} | "
+        f"{errors} | {throughput:.0f}/s | {p99 * 1000:.0f} ms |"
+    ]
+
+
+def postgresql_restart(args, paths):
+    print("Phase 2: PostgreSQL restarted", flush=True)
+    with Load(args.clients, paths) as load:
+        time.sleep(args.seconds / 2)
+        down = time.perf_counter() - load.started
+        run(*pg_cluster(), "restart")
+        wait_for_postgresql()
+        up = time.perf_counter() - load.started
+        time.sleep(30)
+    before = load.window(max(0, down - 30), down)
+    after = load.window(up, up + 30)
+    late = [t for t in load.failures() if t >= up]
+    return [
+        f"| PostgreSQL restart: 30 s before | {before[0]} | {before[1]} | "
+        f"{before[2]:.0f}/s | {before[3] * 1000:.0f} ms |",
+        f"| PostgreSQL restart: down {up - down:.1f} s | — | "
+        f"{len(load.failures()) - len(late)} | — | — |",
+        f"| PostgreSQL restart: 30 s after | {after[0]} | {len(late)} | "
+        f"{after[2]:.0f}/s ({after[2] / before[2]:.2f}× before) | "
+        f"{after[3] * 1000:.0f} ms |",
+    ]
+
+
+def redis_stopped(args, paths):
+    print("Phase 3: Redis stopped", flush=True)
+    half = args.seconds / 2
+    with Load(args.clients, paths) as load:
+        time.sleep(half)
+        stopped = time.perf_counter() - load.started
+        subprocess.run(["redis-cli", "shutdown", "nosave"], capture_output=True)
+        time.sleep(half)
+        restarted = time.perf_counter() - load.started
+        run(*REDIS_START)
+        time.sleep(half)
+    phases = [
+        ("Redis up", load.window(0, stopped)),
+        ("Redis stopped", load.window(stopped, restarted)),
+        ("Redis back", load.window(restarted + 2, restarted + half)),
+    ]
+    return [
+        f"| {label} | {figures[0]} | {figures[1]} | {figures[2]:.0f}/s | "
+        f"{figures[3] * 1000:.0f} ms |"
+        for label, figures in phases
+    ]
+
+
+def write_report(args, lines):
     machine = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, {args.workers} gunicorn workers, "
@@ -291,9 +391,9 @@ def main():
         [
             "# Load and faults",
             "",
-            f"Machine: {machine}. Written by `make bench-load`.",
+            f"Machine: {machine}. Written by `make bench-load --phases {args.phases}`.",
             "",
-            "| phase | requests | errors | throughput | p99 |",
+            "| phase | requests | errors | throughput | p99 (or median) |",
             "|---|---|---|---|---|",
             *lines,
             "",
