@@ -157,6 +157,13 @@ def test_queries_of_dashes_are_searched_not_refused(client, lit4, query):
         assert client.get(path, {"q": query}).status_code == 200, (path, query)
 
 
+@pytest.mark.parametrize(
+    "path", ["/search/?q=a%00b", "/search/cite.bib?q=a%00", "/registries/LIT%00/"]
+)
+def test_a_nul_anywhere_is_a_client_error(client, lit4, path):
+    assert client.get(path).status_code == 400
+
+
 def test_a_server_error_is_logged_as_json_with_its_traceback(
     client, lit4, caplog, monkeypatch
 ):
