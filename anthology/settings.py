@@ -13,6 +13,12 @@ PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
               it at once whatever this says)
 PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
               (default 32 MiB; 0 for none)
+METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
+METADATA_CROSSREF_URL  Crossref's REST API
+METADATA_MAILTO        the address arXiv and Crossref may write to about our
+              requests, sent in the User-Agent (Crossref's "polite pool")
+METADATA_TIMEOUT       seconds a metadata lookup waits for an answer (10)
+METADATA_CACHE_SECONDS how long a found work's metadata is kept (one day)
 """
 
 import os
@@ -230,3 +236,15 @@ AXES_RESET_ON_SUCCESS = True
 AUDITLOG_STORE_JSON_CHANGES = True
 AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
 AUDITLOG_DISABLE_REMOTE_ADDR = True
+
+# Metadata by identifier (exchange.metadata): arXiv's API (Atom) and
+# Crossref's REST API (JSON). Tests point both at a local fake server.
+METADATA_ARXIV_URL = os.environ.get(
+    "METADATA_ARXIV_URL", "https://export.arxiv.org/api/query"
+)
+METADATA_CROSSREF_URL = os.environ.get(
+    "METADATA_CROSSREF_URL", "https://api.crossref.org"
+)
+METADATA_MAILTO = os.environ.get("METADATA_MAILTO", "editors@anthology.invalid")
+METADATA_TIMEOUT = float(os.environ.get("METADATA_TIMEOUT", "10"))
+METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3600)))
