@@ -80,6 +80,7 @@ class DocumentAdmin(
                 "Citation",
                 {"fields": ["authors", "year", "source_identifier", "citation_note"]},
             ),
+            ("Bibliography", {"fields": Document.BIBLIOGRAPHIC_FIELDS}),
             (
                 "Filing",
                 {
