@@ -124,10 +124,28 @@ def plain_reference(document):
     return " ".join(part if part[-1] in ".?!" else f"{part}." for part in parts)
 
 
+# BibTeX counts escaped braces too: an unbalanced \{ or \} would end a
+# field early, so text whose braces do not pair takes the brace macros.
+UNPAIRED_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+
+
+def braces_pair(text):
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def latex(text):
     """Text on one line with LaTeX's special characters escaped; Unicode is
     kept (UTF-8)."""
-    return LATEX_RE.sub(lambda match: LATEX_SPECIALS[match[0]], one_line(text))
+    text = one_line(text)
+    specials = LATEX_SPECIALS
+    if not braces_pair(text):
+        specials = {**LATEX_SPECIALS, **UNPAIRED_BRACES}
+    return LATEX_RE.sub(lambda match: specials[match[0]], text)
 
 
 def bibtex_name(author):
@@ -154,8 +172,9 @@ def bibtex_entry(document):
         "title": f"{{{latex(document.title)}}}",
         "year": str(document.year),
     }
-    if document.publication_date:
-        fields["date"] = document.publication_date
+    month = document.publication_date[5:7]
+    if month:
+        fields["month"] = str(int(month))
     if document.venue:
         fields[venue_field] = latex(document.venue)
     source = source_fields(document)
@@ -177,10 +196,11 @@ def ris_name(author):
     """One author for RIS, which reads ``Family, Given``: an organisation's
     own commas would split it there, so they are left out of its name."""
     if "literal" in author:
-        return author["literal"].replace(",", "")
+        return one_line(author["literal"].replace(",", ""))
+    family = one_line(author["family"].replace(",", ""))
     if author.get("given"):
-        return f"{author['family']}, {author['given']}"
-    return author["family"].replace(",", "")
+        return f"{family}, {one_line(author['given'])}"
+    return family
 
 
 def ris_entry(document):
