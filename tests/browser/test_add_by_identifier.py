@@ -143,7 +143,7 @@ def test_a_publisher_reviews_and_publishes_what_enrichment_proposed(
     publisher.go("/admin/catalogue/document/?authors=incomplete")
     assert publisher.page.locator(
         "#result_list .field-identifier_label"
-    ).all_inner_texts() == ["LIT-020"]
+    ).all_inner_texts() == ["LIT-020 v4"]
     publisher.open_document("LIT-020")
     publisher.page.get_by_role("link", name="Review pending revision").click()
     publisher.page.wait_for_load_state()
