@@ -19,6 +19,9 @@ from exchange.metadata import LookupFailed, look_up
 from exchange.writer import attributed
 
 VIA = "enrich_metadata"
+# Failures that say the service, not the document, is the trouble: the rest of
+# that service's documents are not asked about in the same run.
+SERVICE_DOWN = {"unreachable", "timeout", "rate_limited"}
 
 
 @dataclass
@@ -79,6 +82,10 @@ def documents_to_enrich(registry=None):
     return documents
 
 
+def service_of(document):
+    return "arXiv" if document.arxiv_id else "Crossref"
+
+
 def differences(document, work):
     """The fields ``work`` knows and ``document`` does not say the same of."""
     return {
@@ -93,11 +100,18 @@ def enrich(*, documents, user=None, dry_run=False):
     Returns an EnrichmentReport; with ``dry_run`` nothing is written."""
     report = EnrichmentReport()
     proposals = []
+    down = {}
     for document in documents:
+        service = service_of(document)
+        if service in down:
+            report.unmatched.append((document, f"not asked: {down[service]}"))
+            continue
         try:
             work = look_up(document.source_identifier)
         except LookupFailed as error:
             report.unmatched.append((document, error.message))
+            if error.code in SERVICE_DOWN:
+                down[service] = error.message
             continue
         changes = differences(document, work)
         if not changes:

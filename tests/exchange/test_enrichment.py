@@ -142,3 +142,14 @@ def test_a_second_run_proposes_nothing_new(record, publisher):
     lines = enrich_metadata()
 
     assert lines[-1].startswith("0 proposed, 0 filled in, 2 already up to date")
+
+
+def test_a_service_that_does_not_answer_is_asked_once(offline_sources):
+    DocumentFactory(number=4, source_identifier="ARXIV-1604.06174")
+    DocumentFactory(number=5, source_identifier="ARXIV-2105.05720")
+
+    lines = enrich_metadata()
+
+    said = "arXiv could not be reached (ConnectError)"
+    assert lines[0].startswith(f"LIT-004: could not be matched: {said}")
+    assert lines[1].startswith(f"LIT-005: could not be matched: not asked: {said}")
