@@ -195,5 +195,23 @@ class Migration(migrations.Migration):
                 max_length=500,
             ),
         ),
+        migrations.AddConstraint(
+            model_name="document",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "publication_type__in",
+                        [
+                            "",
+                            "preprint",
+                            "conference_paper",
+                            "journal_article",
+                            "report",
+                        ],
+                    )
+                ),
+                name="document_publication_type_valid",
+            ),
+        ),
         migrations.RunPython(search_sqlite.create_fts, search_sqlite.drop_fts),
     ]

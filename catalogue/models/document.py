@@ -349,6 +349,11 @@ class Document(CitedText):
             at_least_one("number", "document_number_positive"),
             at_least_one("version", "document_version_positive"),
             one_of("status", DocumentStatus, "document_status_valid"),
+            one_of(
+                "publication_type",
+                PublicationType,
+                "document_publication_type_valid",
+            ),
         ]
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),
