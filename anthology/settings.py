@@ -17,6 +17,12 @@ BEHIND_PROXY  "1" when a proxy (Varnish, nginx) is in front: it says whether
               the request came over HTTPS and who the client is
 PROXY_COUNT   how many proxies are in front, with BEHIND_PROXY (default 1)
 LOG_LEVEL     the application's log level on stderr (default INFO)
+METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
+METADATA_CROSSREF_URL  Crossref's REST API
+METADATA_MAILTO        the address arXiv and Crossref may write to about our
+              requests, sent in the User-Agent (Crossref's "polite pool")
+METADATA_TIMEOUT       seconds a metadata lookup waits for an answer (10)
+METADATA_CACHE_SECONDS how long a found work's metadata is kept (one day)
 """
 
 import os
@@ -284,3 +290,15 @@ LOGGING = {
 # its export the view right (the import mixins also ask for the change right).
 IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "add"
 IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
+
+# Metadata by identifier (exchange.metadata): arXiv's API (Atom) and
+# Crossref's REST API (JSON). Tests point both at a local fake server.
+METADATA_ARXIV_URL = os.environ.get(
+    "METADATA_ARXIV_URL", "https://export.arxiv.org/api/query"
+)
+METADATA_CROSSREF_URL = os.environ.get(
+    "METADATA_CROSSREF_URL", "https://api.crossref.org"
+)
+METADATA_MAILTO = os.environ.get("METADATA_MAILTO", "editors@anthology.invalid")
+METADATA_TIMEOUT = float(os.environ.get("METADATA_TIMEOUT", "10"))
+METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3600)))

@@ -224,3 +224,84 @@ def join_summary(citation, text):
     """The summary cell: the citation, its full stop, then the text."""
     rendered = f"{citation.render()}."
     return f"{rendered} {text}" if text else rendered
+
+
+# The full author list. Each author is a CSL name: a person as
+# ``{"family": "Chen", "given": "Tianqi"}``, an organisation as
+# ``{"literal": "Wan Team, Alibaba"}``, taken whole and never split.
+# Editors write it one author a line: ``Chen, Tianqi`` or ``{CoreWeave}``.
+ORGANISATION_LINE_RE = re.compile(r"\{(?P<name>[^{}]*\S[^{}]*)\}")
+
+
+def author_line(author):
+    """One author as an editor writes it: ``Chen, Tianqi`` or ``{CoreWeave}``."""
+    if "literal" in author:
+        return f"{{{author['literal']}}}"
+    if author.get("given"):
+        return f"{author['family']}, {author['given']}"
+    return author["family"]
+
+
+def author_lines(authors):
+    """The author list as editors write it, one author a line."""
+    return "\n".join(author_line(author) for author in authors)
+
+
+def parse_author_line(line):
+    """One line of an author list as a CSL name; ValueError when it is not one."""
+    line = line.strip()
+    organisation = ORGANISATION_LINE_RE.fullmatch(line)
+    if organisation:
+        return {"literal": organisation["name"].strip()}
+    if any(char in line for char in "{}"):
+        raise ValueError("braces hold an organisation's whole name: {CoreWeave}")
+    family, comma, given = (part.strip() for part in line.partition(","))
+    if not family or (comma and not given) or "," in given:
+        raise ValueError(
+            "a person reads ‘Family, Given’ (one comma), an organisation "
+            "‘{Name, as written}’"
+        )
+    return {"family": family, "given": given} if given else {"family": family}
+
+
+def parse_author_lines(text):
+    """An author list from an editor's lines; blank lines are skipped.
+
+    Raise ValidationError naming the line of each problem.
+    """
+    authors, errors = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            authors.append(parse_author_line(line))
+        except ValueError as error:
+            errors.append(
+                ValidationError(
+                    f"Line {number} (‘{line.strip()}’): {error}.", code="author_line"
+                )
+            )
+    if errors:
+        raise ValidationError(errors)
+    return authors
+
+
+def author_short_name(author):
+    """How a citation names an author: the family name, or the organisation."""
+    return author.get("literal") or author["family"]
+
+
+def derived_authors(authors):
+    """The citation's authors text from a full list, as the record prints it:
+    ``Chen``, ``Chen and Guestrin``, ``Chen et al.`` from three on."""
+    names = [author_short_name(author) for author in authors]
+    if len(names) > 2:
+        return f"{names[0]} et al."
+    return " and ".join(names)
+
+
+def cited_authors(authors_text):
+    """The authors a citation's text names, as CSL names, and whether that is
+    all of them (no "et al."). Each name is taken whole, as a literal."""
+    names, et_al = author_names(authors_text)
+    return [{"literal": name} for name in names], not et_al

@@ -22,7 +22,12 @@ from editorial.steps import Step, audited, taking
 from public import scopes
 
 # What an editor edits on a document: the content, then the filing.
-EDITABLE_FIELDS = [*Document.CONTENT_FIELDS, "topic", "tags"]
+EDITABLE_FIELDS = [
+    *Document.CONTENT_FIELDS,
+    *Document.BIBLIOGRAPHIC_FIELDS,
+    "topic",
+    "tags",
+]
 
 
 def _status(document):
@@ -99,13 +104,17 @@ def editor_state(content, *, topic_id, tags):
 def published_state(document):
     """What readers see of ``document`` now, as ``editor_state``."""
     tags = document.tags.names() if document.pk else []
-    return editor_state(document.content(), topic_id=document.topic_id, tags=tags)
+    return editor_state(
+        document.edited_content(), topic_id=document.topic_id, tags=tags
+    )
 
 
 def revision_state(revision):
     """What ``revision`` would make of its document, as ``editor_state``."""
     return editor_state(
-        revision.content(), topic_id=revision.topic_id, tags=revision.tag_names
+        revision.edited_content(),
+        topic_id=revision.topic_id,
+        tags=revision.tag_names,
     )
 
 
@@ -185,14 +194,7 @@ def _edit_in_place(document, changes):
 
 def _hold_as_revision(document, revision, user, changes, note):
     if revision is None:
-        revision = Revision(
-            document=document,
-            based_on_version=document.version,
-            created_by=user,
-            **document.content(),
-            topic_id=document.topic_id,
-            tag_names=sorted(document.tags.names()),
-        )
+        revision = Revision.held_from(document, user=user)
     for name, value in changes.items():
         if name == "topic":
             revision.topic_id = _pk(value)
@@ -284,7 +286,7 @@ def _creator(document):
 
 def _publish_revision(document, revision, user, note):
     published_at = timezone.now()
-    raises = revision.content() != document.content()
+    raises = revision.edited_content() != document.edited_content()
     before = scopes.document_before(document)
     tags_change = sorted(revision.tag_names) != sorted(document.tags.names())
     revision.applied_to(document)
@@ -380,6 +382,6 @@ def revert(*, document, version, user, note=""):
     return edit_document(
         document=document,
         user=user,
-        changes=version.content(),
+        changes=version.edited_content(),
         note=note or f"Reverted to v{version.number}.",
     )

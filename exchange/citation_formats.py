@@ -1,12 +1,23 @@
-"""Documents as reference-manager entries: BibTeX, RIS and CSL-JSON.
+"""Documents as reference-manager entries: BibTeX, RIS, CSL-JSON, and the
+``citation_*`` meta tags of a document's page.
 
 Each document is one entry keyed by its permanent identifier (``LIT-004``),
 so a key never changes when the text does. arXiv identifiers become
-``eprint``/``archiveprefix``, DOIs ``doi``; the citation note goes in
-``note``. The editors' summary is our reading of the work, not its
-abstract, so it goes in an annotation, labelled as ours: BibTeX's ``annote``,
-a second RIS ``N1`` note, CSL-JSON's ``annote``. The three formats hold the
-same facts.
+``eprint``/``archiveprefix``, DOIs ``doi``. The editors' summary is our
+reading of the work, not its abstract, so it goes in an annotation, labelled
+as ours: BibTeX's ``annote``, a second RIS ``N1`` note, CSL-JSON's
+``annote``. The four hold the same facts.
+
+Authors: the full list when the record holds it (persons by family and
+given name, organisations whole). When only the citation's "Chen et al." is
+known, each format says the list goes on as it can: BibTeX ``and others``;
+CSL-JSON the citation's names as one literal, ``Chen et al.``; RIS the named
+authors and a note that the list is incomplete; the meta tags no
+``citation_author`` at all, since Google Scholar reads those as the whole
+list. Venue and type: ``@inproceedings``/``booktitle``,
+``@article``/``journal``, RIS ``CONF``/``JOUR`` with ``T2``, CSL
+``paper-conference``/``article-journal`` with ``container-title``; a preprint
+is ``@misc`` with its ``eprint``, RIS ``GEN``, CSL ``article``.
 """
 
 import json
@@ -15,7 +26,7 @@ import re
 from django.http import HttpResponse
 
 from catalogue.citations import author_names
-from catalogue.models import Document
+from catalogue.models import Document, PublicationType
 
 FORMATS = {
     "bib": "application/x-bibtex; charset=utf-8",
@@ -38,13 +49,43 @@ LATEX_SPECIALS = {
 LATEX_RE = re.compile("|".join(re.escape(char) for char in LATEX_SPECIALS))
 
 
+# Per publication type: BibTeX entry type and venue field, RIS type and
+# venue tag, CSL type. A type not known is exported as it always was.
+TYPES = {
+    PublicationType.PREPRINT: ("misc", "howpublished", "GEN", "T2", "article"),
+    PublicationType.CONFERENCE_PAPER: (
+        "inproceedings",
+        "booktitle",
+        "CONF",
+        "T2",
+        "paper-conference",
+    ),
+    PublicationType.JOURNAL_ARTICLE: (
+        "article",
+        "journal",
+        "JOUR",
+        "T2",
+        "article-journal",
+    ),
+    PublicationType.REPORT: ("techreport", "institution", "RPRT", "PB", "report"),
+    PublicationType.UNKNOWN: ("misc", "howpublished", "GEN", "T2", "article"),
+}
+LINE_BREAK_RE = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
+
+
+def one_line(text):
+    """``text`` with every line break, and the spaces around it, as one space."""
+    return LINE_BREAK_RE.sub(" ", text).strip()
+
+
 def source_fields(document):
-    """``{"eprint": ...}`` or ``{"doi": ...}`` from the source identifier."""
+    """``{"eprint": ..., "doi": ...}``: what identifies the work, as known."""
+    fields = {}
     if document.arxiv_id:
-        return {"eprint": document.arxiv_id}
-    if document.doi:
-        return {"doi": document.doi}
-    return {}
+        fields["eprint"] = document.arxiv_id
+    if document.work_doi:
+        fields["doi"] = document.work_doi
+    return fields
 
 
 def annotation(document):
@@ -55,55 +96,123 @@ def annotation(document):
     return f"Anthology summary ({document.label}): {summary}"
 
 
+def incomplete_authors_note(document):
+    """What RIS says of an author list known only as far as the citation goes."""
+    return f"Authors: {document.authors}; the full author list is not recorded."
+
+
+def issued(document):
+    """The publication date as CSL date parts: [[2016, 4, 21]], or the year."""
+    if document.publication_date:
+        return [int(part) for part in document.publication_date.split("-")]
+    return [document.year]
+
+
 def plain_reference(document):
     """The document as a reference list prints it, in plain text:
     ``Chen et al. (2016). Training Deep Nets with Sublinear Memory Cost.
     arXiv:1604.06174.``"""
     parts = [f"{document.authors} ({document.year})", document.title]
+    if document.venue:
+        parts.append(document.venue)
     if document.arxiv_id:
         parts.append(f"arXiv:{document.arxiv_id}")
-    elif document.doi:
-        parts.append(f"doi:{document.doi}")
+    elif document.work_doi:
+        parts.append(f"doi:{document.work_doi}")
     if document.citation_note:
         parts.append(document.citation_note)
     return " ".join(part if part[-1] in ".?!" else f"{part}." for part in parts)
 
 
+# BibTeX counts escaped braces too: an unbalanced \{ or \} would end a
+# field early, so text whose braces do not pair takes the brace macros.
+UNPAIRED_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+
+
+def braces_pair(text):
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def latex(text):
-    """Text with LaTeX's special characters escaped; Unicode is kept (UTF-8)."""
-    return LATEX_RE.sub(lambda match: LATEX_SPECIALS[match[0]], text)
+    """Text on one line with LaTeX's special characters escaped; Unicode is
+    kept (UTF-8)."""
+    text = one_line(text)
+    specials = LATEX_SPECIALS
+    if not braces_pair(text):
+        specials = {**LATEX_SPECIALS, **UNPAIRED_BRACES}
+    return LATEX_RE.sub(lambda match: specials[match[0]], text)
+
+
+def bibtex_name(author):
+    """One author for BibTeX: ``{Chen}, {Tianqi}``, an organisation braced
+    whole, so that neither a comma nor an "and" in it splits it."""
+    if "literal" in author:
+        return f"{{{latex(author['literal'])}}}"
+    if author.get("given"):
+        return f"{{{latex(author['family'])}}}, {{{latex(author['given'])}}}"
+    return f"{{{latex(author['family'])}}}"
+
+
+def bibtex_authors(document):
+    authors, complete = document.known_authors
+    names = " and ".join(bibtex_name(author) for author in authors)
+    return names if complete else f"{names} and others"
 
 
 def bibtex_entry(document):
-    names, et_al = author_names(document.authors)
-    # Each name braced: BibTeX then takes it whole instead of guessing its parts.
-    authors = " and ".join(f"{{{latex(name)}}}" for name in names)
+    entry_type, venue_field, *_ = TYPES[document.publication_type]
     fields = {
-        "author": f"{authors} and others" if et_al else authors,
+        "author": bibtex_authors(document),
         # Double braces keep the title's capitals.
         "title": f"{{{latex(document.title)}}}",
         "year": str(document.year),
     }
+    month = document.publication_date[5:7]
+    if month:
+        fields["month"] = str(int(month))
+    if document.venue:
+        fields[venue_field] = latex(document.venue)
     source = source_fields(document)
     if "eprint" in source:
-        fields.update(eprint=source["eprint"], archiveprefix="arXiv")
+        fields.update(eprint=latex(source["eprint"]), archiveprefix="arXiv")
     if "doi" in source:
         fields["doi"] = latex(source["doi"])
     if document.source_url:
-        fields["url"] = document.source_url
+        fields["url"] = latex(document.source_url)
     if document.citation_note:
         fields["note"] = latex(document.citation_note)
     if document.summary:
         fields["annote"] = latex(annotation(document))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
-    return f"@misc{{{document.identifier},\n{body}\n}}\n"
+    return f"@{entry_type}{{{document.identifier},\n{body}\n}}\n"
+
+
+def ris_name(author):
+    """One author for RIS, which reads ``Family, Given``: an organisation's
+    own commas would split it there, so they are left out of its name."""
+    if "literal" in author:
+        return one_line(author["literal"].replace(",", ""))
+    family = one_line(author["family"].replace(",", ""))
+    if author.get("given"):
+        return f"{family}, {one_line(author['given'])}"
+    return family
 
 
 def ris_entry(document):
-    names, _ = author_names(document.authors)
-    lines = [("TY", "GEN"), ("ID", document.identifier)]
-    lines.extend(("AU", name) for name in names)
+    _, _, ris_type, venue_tag, _ = TYPES[document.publication_type]
+    authors, complete = document.known_authors
+    lines = [("TY", ris_type), ("ID", document.identifier)]
+    lines.extend(("AU", ris_name(author)) for author in authors)
     lines += [("TI", document.title), ("PY", str(document.year))]
+    if document.publication_date:
+        lines.append(("DA", document.publication_date.replace("-", "/")))
+    if document.venue:
+        lines.append((venue_tag, document.venue))
     source = source_fields(document)
     if "eprint" in source:
         lines.append(("AN", f"arXiv:{source['eprint']}"))
@@ -111,23 +220,38 @@ def ris_entry(document):
         lines.append(("DO", source["doi"]))
     if document.source_url:
         lines.append(("UR", document.source_url))
+    if not complete:
+        lines.append(("N1", incomplete_authors_note(document)))
     if document.citation_note:
         lines.append(("N1", document.citation_note))
     if document.summary:
         lines.append(("N1", annotation(document)))
     lines.append(("ER", ""))
-    return "".join(f"{tag}  - {value}\r\n" for tag, value in lines)
+    # A value's line break would start a line of its own, read as a tag
+    # (``ER  -`` ending the record early): every value is one line.
+    return "".join(f"{tag}  - {one_line(value)}\r\n" for tag, value in lines)
+
+
+def csl_authors(document):
+    authors, complete = document.known_authors
+    if complete:
+        return [dict(author) for author in authors]
+    # No CSL name says "and others": the citation's own words, as one name.
+    names, _ = author_names(document.authors)
+    return [{"literal": f"{', '.join(names)} et al."}]
 
 
 def csl_item(document):
-    names, _ = author_names(document.authors)
+    *_, csl_type = TYPES[document.publication_type]
     item = {
         "id": document.identifier,
-        "type": "article",
+        "type": csl_type,
         "title": document.title,
-        "author": [{"literal": name} for name in names],
-        "issued": {"date-parts": [[document.year]]},
+        "author": csl_authors(document),
+        "issued": {"date-parts": [issued(document)]},
     }
+    if document.venue:
+        item["container-title"] = document.venue
     source = source_fields(document)
     if "eprint" in source:
         item.update(publisher="arXiv", number=source["eprint"])
@@ -140,6 +264,41 @@ def csl_item(document):
     if document.summary:
         item["annote"] = annotation(document)
     return item
+
+
+def highwire_name(author):
+    """One author for a ``citation_author`` tag, which readers split at a
+    comma as ``Family, Given``: an organisation's commas are left out."""
+    return ris_name(author)
+
+
+def meta_tags(document):
+    """A document page's ``citation_*`` meta tags, as (name, content) pairs.
+
+    Google Scholar takes the ``citation_author`` tags as the whole list, so
+    a document known only as "First et al." has none.
+    """
+    authors, complete = document.known_authors
+    tags = [("citation_title", document.title)]
+    if complete:
+        tags += [("citation_author", highwire_name(author)) for author in authors]
+    date = document.publication_date.replace("-", "/") or str(document.year)
+    tags += [("citation_publication_date", date), ("citation_date", date)]
+    venue_tag = {
+        PublicationType.CONFERENCE_PAPER: "citation_conference_title",
+        PublicationType.JOURNAL_ARTICLE: "citation_journal_title",
+        PublicationType.REPORT: "citation_technical_report_institution",
+    }.get(document.publication_type)
+    if document.venue and venue_tag:
+        tags.append((venue_tag, document.venue))
+    if document.arxiv_id:
+        tags += [
+            ("citation_arxiv_id", document.arxiv_id),
+            ("citation_pdf_url", document.pdf_url),
+        ]
+    if document.work_doi:
+        tags.append(("citation_doi", document.work_doi))
+    return [(name, one_line(content)) for name, content in tags]
 
 
 def render(documents, fmt):

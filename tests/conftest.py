@@ -14,6 +14,7 @@ from playwright.sync_api import sync_playwright
 
 from editorial import workflow
 from pagecache import generations
+from tests.exchange.fake_sources import FakeSources
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
@@ -166,3 +167,29 @@ def filed(publisher):
         "document": document,
         "other": other,
     }
+
+
+@pytest.fixture(scope="session")
+def fake_sources():
+    """The local stand-in for arXiv and Crossref, one for the whole run."""
+    with FakeSources() as sources:
+        yield sources
+
+
+@pytest.fixture
+def metadata_sources(settings, fake_sources):
+    """Metadata lookups go to the fake arXiv and Crossref, and give up after
+    half a second (the fake's slow answers take longer)."""
+    settings.METADATA_ARXIV_URL = f"{fake_sources.url}/arxiv/api/query"
+    settings.METADATA_CROSSREF_URL = f"{fake_sources.url}/crossref"
+    settings.METADATA_MAILTO = "editors@example.org"
+    settings.METADATA_TIMEOUT = 0.5
+    return fake_sources
+
+
+@pytest.fixture
+def offline_sources(settings):
+    """Metadata lookups go to a port nothing listens on: no network."""
+    settings.METADATA_ARXIV_URL = "http://127.0.0.1:9/arxiv/api/query"
+    settings.METADATA_CROSSREF_URL = "http://127.0.0.1:9/crossref"
+    settings.METADATA_TIMEOUT = 0.5

@@ -60,6 +60,17 @@ class DocumentFactory(DjangoModelFactory):
             year=2016,
             source_identifier="ARXIV-1604.06174",
         )
+        # The full author list behind "Chen et al.", as arXiv lists it.
+        all_authors = factory.Trait(
+            author_list=[
+                {"family": "Chen", "given": "Tianqi"},
+                {"family": "Xu", "given": "Bing"},
+                {"family": "Zhang", "given": "Chiyuan"},
+                {"family": "Guestrin", "given": "Carlos"},
+            ],
+            publication_type="preprint",
+            publication_date="2016-04-21",
+        )
 
     registry = factory.SubFactory(RegistryFactory)
     number = factory.Sequence(lambda n: n + 1)

@@ -10,6 +10,7 @@ from catalogue.models.choices import (
     DecisionRelationKind,
     DecisionStatus,
     DocumentStatus,
+    PublicationType,
     RevisionStatus,
     TopicFlavour,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "DocumentStatus",
     "DocumentVersion",
     "Preface",
+    "PublicationType",
     "Reference",
     "Registry",
     "RegistryCount",

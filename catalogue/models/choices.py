@@ -30,6 +30,16 @@ PUBLIC_STATUSES = [
 ]
 
 
+class PublicationType(models.TextChoices):
+    """What kind of publication a cited work is; blank while not known."""
+
+    UNKNOWN = "", _("Not known")
+    PREPRINT = "preprint", _("Preprint")
+    CONFERENCE_PAPER = "conference_paper", _("Conference paper")
+    JOURNAL_ARTICLE = "journal_article", _("Journal article")
+    REPORT = "report", _("Report")
+
+
 class RevisionStatus(models.TextChoices):
     """An edit to a public document: held, then published or discarded."""
 

@@ -1,5 +1,9 @@
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import (
+    MaxValueValidator,
+    MinValueValidator,
+    RegexValidator,
+)
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -10,7 +14,7 @@ from taggit.models import Tag
 
 from catalogue.citations import (
     Citation,
-    author_names,
+    cited_authors,
     identifier_pdf_url,
     identifier_url,
     identifier_value,
@@ -18,7 +22,12 @@ from catalogue.citations import (
     source_key,
 )
 from catalogue.identifiers import Identifier
-from catalogue.models.choices import PUBLIC_STATUSES, DocumentStatus, RevisionStatus
+from catalogue.models.choices import (
+    PUBLIC_STATUSES,
+    DocumentStatus,
+    PublicationType,
+    RevisionStatus,
+)
 from catalogue.models.fields import (
     at_least_one,
     one_of,
@@ -37,10 +46,23 @@ CITATION_FIELDS = {
 }
 
 
+# A publication date as precise as the source gives it: 2016, 2016-04, 2016-04-21.
+PUBLICATION_DATE_VALIDATOR = RegexValidator(
+    r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
+    "A date reads 2016, 2016-04 or 2016-04-21.",
+    code="publication_date_form",
+)
+
+
 class DocumentQuerySet(models.QuerySet):
     def public(self):
         """Documents a reader may see: active, superseded, withdrawn."""
         return self.filter(status__in=PUBLIC_STATUSES)
+
+    def with_incomplete_authors(self):
+        """Documents known only by a citation's "First et al.": no author list
+        is recorded and the citation says there are more authors."""
+        return self.filter(author_list=[], authors__contains=" et al.")
 
     def in_registry(self, registry):
         return self.filter(registry=registry)
@@ -156,7 +178,36 @@ class CitedText(models.Model):
         ),
     )
     summary = models.TextField(help_text=_("The text that follows the citation."))
+    author_list = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_(
+            "Every author, in order, when known: CSL names, a person as "
+            "{family, given}, an organisation as {literal}."
+        ),
+    )
+    venue = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text=_("The journal or conference: ‘OSDI’, ‘IEEE Trans. Autom. Control’."),
+    )
+    publication_type = models.CharField(
+        max_length=20, choices=PublicationType, blank=True
+    )
+    publication_date = models.CharField(
+        max_length=10,
+        blank=True,
+        validators=[PUBLICATION_DATE_VALIDATOR],
+        help_text=_("As precise as known: 2016, 2016-04 or 2016-04-21."),
+    )
+    doi = models.CharField(
+        max_length=200,
+        blank=True,
+        verbose_name=_("DOI"),
+        help_text=_("The published work's DOI, 10.1109/TAC.2003.812781, when known."),
+    )
 
+    # The text the topic page format prints and versions compare.
     CONTENT_FIELDS = [
         "title",
         "authors",
@@ -164,6 +215,14 @@ class CitedText(models.Model):
         "source_identifier",
         "citation_note",
         "summary",
+    ]
+    # What the citation abbreviates: kept with the text, edited and held with it.
+    BIBLIOGRAPHIC_FIELDS = [
+        "author_list",
+        "venue",
+        "publication_type",
+        "publication_date",
+        "doi",
     ]
 
     class Meta:
@@ -189,17 +248,25 @@ class CitedText(models.Model):
         return identifier_pdf_url(self.source_identifier)
 
     @property
-    def author_list(self):
-        """The authors one by one, for reference managers."""
-        return author_names(self.authors)[0]
+    def known_authors(self):
+        """The authors as far as known, as CSL names, and whether that is all
+        of them: the full list when recorded, else the citation's names."""
+        if self.author_list:
+            return self.author_list, True
+        return cited_authors(self.authors)
+
+    @property
+    def has_complete_authors(self):
+        return self.known_authors[1]
 
     @property
     def arxiv_id(self):
         return identifier_value(self.source_identifier, "ARXIV-")
 
     @property
-    def doi(self):
-        return identifier_value(self.source_identifier, "DOI:")
+    def work_doi(self):
+        """The work's DOI: the recorded one, else the citation's identifier's."""
+        return self.doi or identifier_value(self.source_identifier, "DOI:")
 
     @property
     def summary_with_citation(self):
@@ -208,6 +275,14 @@ class CitedText(models.Model):
 
     def content(self):
         return {field: getattr(self, field) for field in self.CONTENT_FIELDS}
+
+    def bibliography(self):
+        """The fields the citation abbreviates, by name."""
+        return {field: getattr(self, field) for field in self.BIBLIOGRAPHIC_FIELDS}
+
+    def edited_content(self):
+        """What an editor edits and a publisher publishes: text and bibliography."""
+        return {**self.content(), **self.bibliography()}
 
     def clean(self):
         super().clean()
@@ -274,6 +349,11 @@ class Document(CitedText):
             at_least_one("number", "document_number_positive"),
             at_least_one("version", "document_version_positive"),
             one_of("status", DocumentStatus, "document_status_valid"),
+            one_of(
+                "publication_type",
+                PublicationType,
+                "document_publication_type_valid",
+            ),
         ]
         indexes = [
             models.Index(fields=["topic", "status"], name="document_topic_status"),

@@ -40,9 +40,22 @@ class Revision(CitedText, HeldEdit):
     def __str__(self):
         return f"{self.document.identifier}: {self.get_status_display()} revision"
 
+    @classmethod
+    def held_from(cls, document, *, user):
+        """A pending revision of ``document`` as readers see it now (unsaved),
+        for an edit to be held in: every held edit starts here."""
+        return cls(
+            document=document,
+            based_on_version=document.version,
+            created_by=user,
+            **document.edited_content(),
+            topic_id=document.topic_id,
+            tag_names=sorted(document.tags.names()),
+        )
+
     def applied_to(self, document):
         """``document`` as it would read with this revision published (unsaved)."""
-        for name in self.CONTENT_FIELDS:
-            setattr(document, name, getattr(self, name))
+        for name, value in self.edited_content().items():
+            setattr(document, name, value)
         document.topic = self.topic
         return document

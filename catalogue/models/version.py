@@ -42,5 +42,5 @@ class DocumentVersion(CitedText):
             number=number or document.version,
             published_at=published_at or timezone.now(),
             **people,
-            **document.content(),
+            **document.edited_content(),
         )

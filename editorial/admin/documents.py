@@ -16,12 +16,19 @@ from editorial import workflow
 from editorial.admin import controls
 from editorial.admin.actions import DocumentActionsMixin
 from editorial.admin.expiry import ExpiresPagesOnImportMixin
-from editorial.admin.filters import DecadeFilter, QueueFilter, TagFilter, TopicFilter
+from editorial.admin.filters import (
+    AuthorListFilter,
+    DecadeFilter,
+    QueueFilter,
+    TagFilter,
+    TopicFilter,
+)
 from editorial.admin.forms import (
     DocumentActionForm,
     DocumentForm,
     NamedAutocompleteMixin,
 )
+from editorial.admin.lookup import AddByIdentifierMixin
 from editorial.admin.paginators import EstimatedCountPaginator
 from editorial.admin.review import DocumentPagesMixin
 from exchange import admin_actions
@@ -30,6 +37,7 @@ from exchange.resources import DocumentImportMixin
 
 @admin.register(Document)
 class DocumentAdmin(
+    AddByIdentifierMixin,
     controls.WorkflowFormMixin,
     NamedAutocompleteMixin,
     DocumentActionsMixin,
@@ -52,11 +60,12 @@ class DocumentAdmin(
         "registry",
         ("topic", TopicFilter),
         DecadeFilter,
+        AuthorListFilter,
         ("tags", TagFilter),
         "updated_at",
     ]
     list_select_related = ["registry", "topic"]
-    search_fields = ["title", "authors", "source_identifier", "citation_note"]
+    search_fields = ["title", "authors", "source_identifier", "citation_note", "venue"]
     # The unique (registry, number) index gives the first page without sorting
     # the table, and an estimate stands in for counting it.
     ordering = ["registry_id", "number"]
@@ -80,6 +89,7 @@ class DocumentAdmin(
                 "Citation",
                 {"fields": ["authors", "year", "source_identifier", "citation_note"]},
             ),
+            ("Bibliography", {"fields": Document.BIBLIOGRAPHIC_FIELDS}),
             (
                 "Filing",
                 {

@@ -78,3 +78,22 @@ class PublishedFilter(admin.SimpleListFilter):
         if self.value() == "no":
             return queryset.drafts()
         return queryset
+
+
+class AuthorListFilter(admin.SimpleListFilter):
+    """Documents whose author list is known only as "First et al.": the ones
+    ``enrich_metadata`` or an editor still has to complete."""
+
+    title = "author list"
+    parameter_name = "authors"
+
+    def lookups(self, request, model_admin):
+        return [("incomplete", "Incomplete (“First et al.” only)"), ("known", "Known")]
+
+    def queryset(self, request, queryset):
+        incomplete = queryset.with_incomplete_authors()
+        if self.value() == "incomplete":
+            return incomplete
+        if self.value() == "known":
+            return queryset.exclude(pk__in=incomplete.values("pk"))
+        return queryset

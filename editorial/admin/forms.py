@@ -14,7 +14,13 @@ from taggit.forms import TagWidget
 from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
-from catalogue.citations import source_key, spelled_as_recorded
+from catalogue.citations import (
+    author_lines,
+    derived_authors,
+    parse_author_lines,
+    source_key,
+    spelled_as_recorded,
+)
 from catalogue.duplicates import same_source, similar_titles
 from catalogue.models import DecisionRecord, DecisionRelation, Document, Topic
 from editorial.merge import three_way_merge
@@ -98,6 +104,39 @@ class TagsWidget(TagWidget):
         return context
 
 
+class AuthorListField(forms.Field):
+    """The full author list, one author a line: ``Chen, Tianqi`` for a person,
+    ``{Wan Team, Alibaba}`` for an organisation, taken whole."""
+
+    widget = forms.Textarea(attrs={"rows": 5, "class": "vLargeTextField"})
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text",
+            "Every author, in order, one a line: a person as ‘Family, Given’ "
+            "(Chen, Tianqi), an organisation in braces ({Wan Team, Alibaba}). "
+            "Leave empty while only the citation’s names are known.",
+        )
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return author_lines(value)
+        return value or ""
+
+    def to_python(self, value):
+        if isinstance(value, list):
+            return value
+        return parse_author_lines(value or "")
+
+    def has_changed(self, initial, data):
+        try:
+            return self.to_python(data) != (initial or [])
+        except ValidationError:
+            return True
+
+
 class DocumentForm(forms.ModelForm):
     """A document as an editor edits it; a save that would overwrite another
     editor's is refused, with a field-by-field merge offered instead.
@@ -111,6 +150,7 @@ class DocumentForm(forms.ModelForm):
 
     base = forms.CharField(widget=forms.HiddenInput, required=False)
     note = change_note("kept with the version when published")
+    author_list = AuthorListField(label="Author list")
 
     class Meta:
         model = Document
@@ -120,6 +160,7 @@ class DocumentForm(forms.ModelForm):
             "topic",
             "tags",
             *Document.CONTENT_FIELDS,
+            *Document.BIBLIOGRAPHIC_FIELDS,
             "superseded_by",
         ]
         widgets = {"tags": TagsWidget}
@@ -128,6 +169,12 @@ class DocumentForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.merge = None
         self.similar_titles = []
+        # The citation's authors may be left to the author list.
+        self.fields["authors"].required = False
+        self.fields["authors"].help_text = (
+            "As the citation prints them: ‘Chen et al.’, ‘Jadbabaie, Lin and "
+            "Morse’. Left empty, they are derived from the author list."
+        )
         if self.instance.pk:
             state = editable_state(self.instance)
             self.initial.update(self._as_initial(state))
@@ -144,6 +191,8 @@ class DocumentForm(forms.ModelForm):
     def _as_data(self, name, value):
         if name == "tags":
             return tag_string(value)
+        if name == "author_list":
+            return author_lines(value)
         if value is None:
             return ""
         return str(value)
@@ -151,7 +200,10 @@ class DocumentForm(forms.ModelForm):
     def _state(self, cleaned):
         topic = cleaned.get("topic")
         return editor_state(
-            {name: cleaned.get(name) for name in Document.CONTENT_FIELDS},
+            {
+                name: cleaned.get(name)
+                for name in [*Document.CONTENT_FIELDS, *Document.BIBLIOGRAPHIC_FIELDS]
+            },
             topic_id=topic.pk if topic else None,
             tags=cleaned.get("tags") or [],
         )
@@ -161,10 +213,27 @@ class DocumentForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self._derive_authors(cleaned)
         self._check_duplicates(cleaned)
         if not self.instance.pk or any(name in self.errors for name in EDITABLE_FIELDS):
             return cleaned
         return self._check_concurrent_save(cleaned)
+
+    def _derive_authors(self, cleaned):
+        """Authors left empty are derived from the author list: ‘Chen et al.’."""
+        if cleaned.get("authors") or "authors" in self.errors:
+            return
+        if cleaned.get("author_list"):
+            cleaned["authors"] = derived_authors(cleaned["author_list"])
+        elif "author_list" not in self.errors:
+            self.add_error(
+                "authors",
+                ValidationError(
+                    "Give the authors as the citation prints them, or an author "
+                    "list to derive them from.",
+                    code="authors_missing",
+                ),
+            )
 
     def _check_duplicates(self, cleaned):
         """A second document citing one source is refused; a title close to
@@ -252,6 +321,8 @@ class DocumentForm(forms.ModelForm):
                 return topics.get(value, "Unfiled")
             if name == "tags":
                 return tag_string(value)
+            if name == "author_list":
+                return author_lines(value)
             return value
 
         rows = []

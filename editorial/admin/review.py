@@ -13,6 +13,7 @@ from django.urls import path, reverse
 from django.utils.text import slugify
 from taggit.models import Tag
 
+from catalogue.citations import author_lines
 from catalogue.duplicates import likely_pairs
 from catalogue.models import Document, Topic
 from catalogue.references import resolve
@@ -38,11 +39,13 @@ def revision_comparison(document, revision):
             return topics.get(state["topic"], "Unfiled")
         if name == "tags":
             return ", ".join(state["tags"])
+        if name == "author_list":
+            return author_lines(state[name])
         return str(state[name])
 
     fields = [
         (name, document._meta.get_field(name).verbose_name.capitalize())
-        for name in Document.CONTENT_FIELDS
+        for name in [*Document.CONTENT_FIELDS, *Document.BIBLIOGRAPHIC_FIELDS]
     ]
     fields += [("topic", "Topic"), ("tags", "Tags")]
     return [

@@ -3,12 +3,18 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
-from exchange.citation_formats import bibtex_entry, plain_reference
+from exchange.citation_formats import bibtex_entry, meta_tags, plain_reference
 from exchange.madr import place_status, unlinked
 from public.links import link_names, link_names_in_html
 from public.markdown import render_inline, render_markdown
 
 register = template.Library()
+
+
+@register.filter
+def citation_meta_tags(document):
+    """The document's ``citation_*`` meta tags, as (name, content) pairs."""
+    return meta_tags(document)
 
 
 @register.filter

@@ -3,7 +3,15 @@ from django.core.exceptions import ValidationError
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
-from catalogue.citations import Citation, identifier_url, join_summary, split_summary
+from catalogue.citations import (
+    Citation,
+    author_lines,
+    derived_authors,
+    identifier_url,
+    join_summary,
+    parse_author_lines,
+    split_summary,
+)
 
 # Every citation form DOMAIN.md lists, with the fields it must parse into.
 FORMS = [
@@ -149,3 +157,54 @@ def citations(draw):
 @given(citations(), st.one_of(st.just(""), phrases))
 def test_any_valid_citation_round_trips_through_its_text(citation, text):
     assert split_summary(join_summary(citation, text)) == (citation, text)
+
+
+# The full author list, as editors write it.
+
+ORGANISATION = {"literal": "Wan Team, Alibaba"}
+
+
+@pytest.mark.parametrize(
+    ("lines", "authors"),
+    [
+        (
+            "Chen, Tianqi\nXu, Bing",
+            [{"family": "Chen", "given": "Tianqi"}, {"family": "Xu", "given": "Bing"}],
+        ),
+        ("  {Wan Team, Alibaba}  \n\n", [ORGANISATION]),
+        ("Plato", [{"family": "Plato"}]),
+        (
+            "de la Fuente, José María",
+            [{"family": "de la Fuente", "given": "José María"}],
+        ),
+    ],
+)
+def test_author_lines_read_persons_and_organisations(lines, authors):
+    assert parse_author_lines(lines) == authors
+    assert parse_author_lines(author_lines(authors)) == authors
+
+
+@pytest.mark.parametrize(
+    "line", ["Chen, Tianqi, Jr", "Chen,", "{Wan Team", "{ }", "Chen {x}"]
+)
+def test_an_author_line_that_is_neither_is_refused_with_its_line(line):
+    with pytest.raises(ValidationError) as refused:
+        parse_author_lines(f"Xu, Bing\n{line}")
+
+    assert refused.value.messages[0].startswith(f"Line 2 (‘{line}’):")
+
+
+@pytest.mark.parametrize(
+    ("families", "authors"),
+    [
+        (["Chen"], "Chen"),
+        (["Chen", "Xu"], "Chen and Xu"),
+        (["Chen", "Xu", "Zhang"], "Chen et al."),
+    ],
+)
+def test_the_citations_authors_derive_from_the_list(families, authors):
+    assert derived_authors([{"family": name} for name in families]) == authors
+
+
+def test_an_organisation_is_cited_by_its_whole_name():
+    assert derived_authors([ORGANISATION]) == "Wan Team, Alibaba"

@@ -37,6 +37,13 @@ def test_a_number_is_unique_within_its_registry():
     )
 
 
+def test_a_publication_type_is_one_the_record_knows():
+    assert refused_by_database(lambda: DocumentFactory(publication_type="poster"))
+    assert not refused_by_database(
+        lambda: DocumentFactory(publication_type="journal_article")
+    )
+
+
 @pytest.mark.parametrize(
     "create",
     [

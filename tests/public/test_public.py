@@ -132,6 +132,37 @@ def test_unknown_registry_tag_topic_and_decision_are_not_found(client, record):
         assert client.get(url).status_code == 404, url
 
 
+def test_document_page_meta_tags_give_the_full_list_venue_and_date(client):
+    DocumentFactory(
+        number=7,
+        authors="Jiang et al.",
+        author_list=[
+            {"family": "Jiang", "given": "Yimin"},
+            {"family": "Zhu", "given": "Yibo"},
+            {"literal": "ByteDance Inc., AI Lab"},
+        ],
+        venue="OSDI ‘20",
+        publication_type="conference_paper",
+        publication_date="2020-11-04",
+        source_identifier="DOI:10.5555/osdi.2020.byteps",
+    )
+
+    soup = soup_of(client.get("/LIT-007/"))
+
+    def meta(name):
+        return [tag["content"] for tag in soup.find_all("meta", attrs={"name": name})]
+
+    # An organisation's comma would be read as "Family, Given": it is left out.
+    assert meta("citation_author") == [
+        "Jiang, Yimin",
+        "Zhu, Yibo",
+        "ByteDance Inc. AI Lab",
+    ]
+    assert meta("citation_conference_title") == ["OSDI ‘20"]
+    assert meta("citation_publication_date") == ["2020/11/04"]
+    assert meta("citation_journal_title") == []
+
+
 def test_tag_page_lists_documents_with_the_tag(client, record):
     soup = soup_of(client.get(reverse("catalogue:tag-detail", args=["memory"])))
 
@@ -164,7 +195,8 @@ def test_document_page_carries_citation_metadata(client):
     assert meta(soup, "citation_publication_date") == ["2003"]
     assert meta(soup, "citation_doi") == ["10.1109/TAC.2003.812781"]
     assert meta(arxiv, "citation_arxiv_id") == ["1604.06174"]
-    assert meta(arxiv, "citation_author") == ["Chen"]
+    # "Chen et al." is not the whole list: no citation_author says it is.
+    assert meta(arxiv, "citation_author") == []
     og = {
         tag["property"]: tag["content"] for tag in soup.find_all("meta", property=True)
     }
