@@ -13,6 +13,18 @@ PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
               it at once whatever this says)
 PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
               (default 32 MiB; 0 for none)
+VARNISH_URL   a Varnish in front (deploy/varnish/), purged by key, e.g.
+              http://127.0.0.1:6081
+FASTLY_SERVICE_ID, FASTLY_API_TOKEN  a Fastly service in front, purged by key
+CLOUDFLARE_ZONE_ID, CLOUDFLARE_API_TOKEN  a Cloudflare zone, purged by tag
+CLOUDFRONT_DISTRIBUTION_ID  a CloudFront distribution, purged by path (AWS
+              credentials as boto3 reads them)
+SHARED_CACHE_SECONDS  how long the shared caches in front may keep a page
+              (default a day; a change purges it at once)
+STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
+JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
+              else redis://127.0.0.1:6379/0)
+JOBS_QUEUE    the queue's name (default "anthology")
 """
 
 import os
@@ -63,8 +75,10 @@ INSTALLED_APPS = [
     # <- editorial, and pagecache knows nothing of the others.
     "catalogue",
     "exchange",
+    "jobs",
     "public",
     "pagecache",
+    "django_rq",
 ]
 
 MIDDLEWARE = [
@@ -183,6 +197,43 @@ PAGE_CACHE_LOCAL_BYTES = int(
 )
 # Which pages are cached, and what each shows: the site's map, not the cache's.
 PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
+# The paths of a scope's pages, for frontends that purge by path.
+PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
+
+# Shared caches in front, purged of the pages a change affects once it
+# commits. A page gets a shared lifetime only when one is configured: nothing
+# else would tell a shared cache that it changed.
+PAGE_CACHE_FRONTENDS = {}
+if os.environ.get("VARNISH_URL"):
+    PAGE_CACHE_FRONTENDS["varnish"] = {
+        "BACKEND": "pagecache.frontends.Varnish",
+        "LOCATION": os.environ["VARNISH_URL"],
+    }
+if os.environ.get("FASTLY_SERVICE_ID"):
+    PAGE_CACHE_FRONTENDS["fastly"] = {
+        "BACKEND": "pagecache.frontends.Fastly",
+        "SERVICE_ID": os.environ["FASTLY_SERVICE_ID"],
+        "API_TOKEN": os.environ.get("FASTLY_API_TOKEN", ""),
+    }
+if os.environ.get("CLOUDFLARE_ZONE_ID"):
+    PAGE_CACHE_FRONTENDS["cloudflare"] = {
+        "BACKEND": "pagecache.frontends.Cloudflare",
+        "ZONE_ID": os.environ["CLOUDFLARE_ZONE_ID"],
+        "API_TOKEN": os.environ.get("CLOUDFLARE_API_TOKEN", ""),
+    }
+if os.environ.get("CLOUDFRONT_DISTRIBUTION_ID"):
+    PAGE_CACHE_FRONTENDS["cloudfront"] = {
+        "BACKEND": "pagecache.frontends.CloudFront",
+        "DISTRIBUTION_ID": os.environ["CLOUDFRONT_DISTRIBUTION_ID"],
+    }
+PAGE_CACHE_SHARED_SECONDS = int(os.environ.get("SHARED_CACHE_SECONDS", "86400"))
+PAGE_CACHE_STALE_IF_ERROR_SECONDS = int(
+    os.environ.get("STALE_IF_ERROR_SECONDS", "86400")
+)
+# Pauses between the attempts of a failed purge, in seconds (PURGE_RETRY_PAUSES).
+PAGE_CACHE_PURGE_RETRY_PAUSES = [
+    float(pause) for pause in env_list("PURGE_RETRY_PAUSES", "0.5,2,10,30")
+]
 
 TAGGIT_CASE_INSENSITIVE = True
 
@@ -230,3 +281,15 @@ AXES_RESET_ON_SUCCESS = True
 AUDITLOG_STORE_JSON_CHANGES = True
 AUDITLOG_CHANGE_DISPLAY_TRUNCATE_LENGTH = -1
 AUDITLOG_DISABLE_REMOTE_ADDR = True
+
+# Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
+# starts its worker beside the web processes.
+JOBS_QUEUE = os.environ.get("JOBS_QUEUE", "anthology")
+RQ_QUEUES = {
+    JOBS_QUEUE: {
+        "URL": os.environ.get("JOBS_REDIS_URL")
+        or REDIS_URL
+        or "redis://127.0.0.1:6379/0",
+        "DEFAULT_TIMEOUT": 3600,
+    }
+}

@@ -64,6 +64,28 @@ def page_scopes(match):
     return None if scopes is None else scopes(match.kwargs)
 
 
+# The pages of each scope as path patterns, for shared caches in front that
+# purge by path (CloudFront); the others purge by the scope itself.
+SCOPE_PATHS = {
+    EVERYTHING: ["/*"],
+    LISTS: [
+        *("/", "/search/*", "/feed/*", "/sitemap*"),
+        *("/registries/*", "/tags/*", "/unfiled/*"),
+    ],
+    LISTING: ["/topics/*", "/unfiled/*", "/registries/*", "/tags/*"],
+    DECISIONS: ["/decisions/*", "/sitemap*"],
+}
+SCOPE_PREFIX_PATHS = {"topic": "/topics/{}/*", "doc": "/{}/*"}
+
+
+def scope_paths(scope):
+    """The path patterns of the pages that depend on ``scope``."""
+    if scope in SCOPE_PATHS:
+        return SCOPE_PATHS[scope]
+    kind, _, name = scope.partition(":")
+    return [SCOPE_PREFIX_PATHS[kind].format(name)]
+
+
 def document_scopes(document, *, topic_slugs=(), names=()):
     """The scopes a change to a public ``document`` affects.
 

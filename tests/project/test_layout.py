@@ -2,7 +2,7 @@
 project code is at the top of its module.
 
     pagecache                              (imports no project code)
-    catalogue  <-  exchange  <-  public  <-  editorial
+    catalogue  <-  exchange  <-  jobs  <-  public  <-  editorial
 
 An app may import itself, the apps to its left and the page cache; the
 project package (``anthology``) imports no app at all.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ORDER = ["catalogue", "exchange", "public", "editorial"]
+ORDER = ["catalogue", "exchange", "jobs", "public", "editorial"]
 MAY_IMPORT = {
     "anthology": {"anthology"},
     "pagecache": {"pagecache"},
