@@ -25,6 +25,7 @@ STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
 JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
               else redis://127.0.0.1:6379/0)
 JOBS_QUEUE    the queue's name (default "anthology")
+IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
 """
 
 import os
@@ -293,3 +294,11 @@ RQ_QUEUES = {
         "DEFAULT_TIMEOUT": 3600,
     }
 }
+# A job is queued once the transaction that made its row commits, so a worker
+# never looks for a job the database does not hold yet.
+RQ = {"COMMIT_MODE": "on_db_commit"}
+# The largest file the admin's imports take; a larger upload is refused
+# before anything is read or kept.
+IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))
+# How long a finished job's result and progress are kept for its page.
+JOBS_RESULT_SECONDS = 24 * 3600
