@@ -58,8 +58,8 @@ def read_csv(data, name):
         dataset = CSV(encoding=ENCODING).create_dataset(data)
     except InvalidDimensions as error:
         raise ValueError(
-            f"{name} is not CSV we can read: a row has more or fewer cells than "
-            "the header; nothing was written."
+            f"{name} is not CSV we can read: a row has more cells than the "
+            "header; nothing was written."
         ) from error
     except Exception as error:  # tablib and csv fail in several ways.
         raise ValueError(

@@ -562,6 +562,7 @@ class CSVImportMixin(ImportMixin):
         form = self.create_import_form(request) if job.is_done else None
         if job.state == Job.State.FAILED:
             # Why the file could not be imported, where a new one is chosen.
+            form.cleaned_data = {}
             form.add_error("import_file", job.summary)
         context = {
             **self.admin_site.each_context(request),

@@ -1,9 +1,9 @@
 """Enqueue a job, run it on a worker, report its progress and keep its result.
 
 A job is a function of keyword arguments (named by its dotted path, so the
-worker imports it) that returns ``(summary, result)`` or raises ValueError saying why it refused
-the work: the summary, a line for
-editors, is kept with the job; the result (any picklable value, an import's
+worker imports it) that returns ``(summary, result)``, or raises ValueError
+saying why it refused the work. The summary, a line for editors, is kept with
+the job; the result (any picklable value, an import's
 preview) is kept in the shared cache for the page that shows it. The function
 reports progress with ``progress(done, total)``.
 
