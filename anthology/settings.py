@@ -198,6 +198,8 @@ PAGE_CACHE_LOCAL_BYTES = int(
 )
 # Which pages are cached, and what each shows: the site's map, not the cache's.
 PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
+# The query parameters each cached page reads; others are redirected away.
+PAGE_CACHE_PARAMETERS = "public.scopes.page_parameters"
 # The paths of a scope's pages, for frontends that purge by path.
 PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
 

@@ -3,7 +3,9 @@
 Which pages are cached, and on which scopes each depends, the site says
 through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
 ``ResolverMatch`` and returns the page's scopes, or None for a page that is
-never cached. Everything else here knows nothing of what the pages show.
+never cached. ``PAGE_CACHE_PARAMETERS`` names the query parameters each cached
+page reads; a reader's request with others is redirected without them, so
+that only what changes a page makes a cache entry. Everything else here knows nothing of what the pages show.
 
 The generations of a page's scopes are also its validators: its ``ETag`` is
 a digest of them and its ``Last-Modified`` the newest of their times, so a
@@ -23,7 +25,11 @@ from email.utils import formatdate
 from functools import cache, lru_cache
 
 from django.conf import settings
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import (
+    HttpResponse,
+    HttpResponseNotModified,
+    HttpResponsePermanentRedirect,
+)
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404
 from django.urls import resolve as match_path
@@ -50,6 +56,35 @@ def page_scopes(match):
         return None
     scopes = _scopes_of_match()(match)
     return None if scopes is None else (generations.EVERYTHING, *scopes)
+
+
+@cache
+def _parameters_of_match():
+    return import_string(settings.PAGE_CACHE_PARAMETERS)
+
+
+@lru_cache(maxsize=1024)
+def _path_parameters(path):
+    """The query parameters the page at ``path`` reads (it is cached)."""
+    return frozenset(_parameters_of_match()(match_path(path)))
+
+
+def _without_unread_parameters(request):
+    """A redirect to the page without the query parameters it does not read,
+    or None: a parameter the page ignores (``utm_source``) never makes a
+    cache entry of its own."""
+    known = _path_parameters(request.path_info)
+    if set(request.GET) <= known:
+        return None
+    kept = request.GET.copy()
+    for name in set(kept) - known:
+        del kept[name]
+    query = kept.urlencode()
+    response = HttpResponsePermanentRedirect(
+        request.path + (f"?{query}" if query else "")
+    )
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
 
 
 @lru_cache(maxsize=1024)
@@ -220,6 +255,9 @@ class PageCacheMiddleware:
         scopes = _path_scopes(request.path_info)
         if scopes is None:
             return None
+        redirect = _without_unread_parameters(request)
+        if redirect is not None:
+            return redirect
         # The generations are read before the view reads the database, so a
         # page rendered from data older than a change is stored under the
         # generation the change replaced, and never served after it.

@@ -16,6 +16,7 @@ registries, topics, imports):
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
+from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import DecisionRecord, Preface, Reference
 from catalogue.references import find_names
@@ -56,6 +57,27 @@ PAGES = {
     "catalogue:decision-list": lambda kw: [DECISIONS],
     "catalogue:decision-detail": lambda kw: [DECISIONS],
 }
+
+
+# The query parameters each cached page reads: a list's filters and its page,
+# a search's query too. Pages not named read none.
+LIST_PARAMETERS = frozenset([*DocumentFilter.base_filters, "page"])
+PARAMETERS = {
+    "catalogue:search": LIST_PARAMETERS | {"q"},
+    "catalogue:unfiled": LIST_PARAMETERS,
+    "catalogue:registry-detail": LIST_PARAMETERS,
+    "catalogue:tag-detail": LIST_PARAMETERS,
+    "catalogue:topic-detail": LIST_PARAMETERS,
+    "catalogue:registry-list": {"page"},
+    "catalogue:tag-list": {"page"},
+    "catalogue:decision-list": {"page"},
+    "catalogue:sitemap-section": {"p"},
+}
+
+
+def page_parameters(match):
+    """The query parameters the page ``match`` shows reads."""
+    return PARAMETERS.get(match.view_name, frozenset())
 
 
 def page_scopes(match):
