@@ -5,7 +5,8 @@ through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
 ``ResolverMatch`` and returns the page's scopes, or None for a page that is
 never cached. ``PAGE_CACHE_PARAMETERS`` names the query parameters each cached
 page reads; a reader's request with others is redirected without them, so
-that only what changes a page makes a cache entry. Everything else here knows nothing of what the pages show.
+that only what changes a page makes a cache entry. Everything else here knows
+nothing of what the pages show.
 
 The generations of a page's scopes are also its validators: its ``ETag`` is
 a digest of them and its ``Last-Modified`` the newest of their times, so a
