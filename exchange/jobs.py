@@ -7,6 +7,7 @@ from import_export.formats.base_formats import CSV
 from import_export.tmp_storages import CacheStorage
 from tablib.exceptions import InvalidDimensions
 
+from exchange import progress
 from jobs import runner
 
 ENCODING = "utf-8-sig"  # Reads files with or without Excel's BOM.
@@ -27,17 +28,17 @@ def import_csv(*, resource, file_name, original_name, dry_run, user_id):
         raise ValueError(f"{original_name} is no longer kept; upload it again.")
     dataset = read_csv(data, original_name)
     importer = import_string(resource)()
-    importer.on_progress = runner.progress
     user = get_user_model().objects.filter(pk=user_id).first()
-    result = importer.import_data(
-        dataset,
-        dry_run=dry_run,
-        raise_errors=False,
-        use_transactions=True,
-        rollback_on_validation_errors=True,
-        file_name=original_name,
-        user=user,
-    )
+    with progress.reporting(runner.progress):
+        result = importer.import_data(
+            dataset,
+            dry_run=dry_run,
+            raise_errors=False,
+            use_transactions=True,
+            rollback_on_validation_errors=True,
+            file_name=original_name,
+            user=user,
+        )
     failed = result.has_errors() or result.has_validation_errors()
     if not dry_run and not failed:
         storage.remove()

@@ -30,6 +30,7 @@ from import_export.widgets import Widget
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from exchange import jobs as import_jobs
+from exchange import progress
 from exchange.exports import DOCUMENT_COLUMNS, restore
 from exchange.writer import DocumentWrite, DocumentWriter
 from jobs import runner
@@ -134,10 +135,9 @@ def parse_timestamp(text, column):
 
 
 class ProgressMixin:
-    """Tells ``on_progress(done, total)`` how many rows are read, every
+    """Reports how many rows are read (``progress.report``), every
     ``progress_every`` rows and at the last."""
 
-    on_progress = None
     progress_every = 250
 
     def before_import(self, dataset, **kwargs):
@@ -147,11 +147,11 @@ class ProgressMixin:
     def after_import_row(self, row, row_result, **kwargs):
         super().after_import_row(row, row_result, **kwargs)
         self.rows_done += 1
-        if self.on_progress and (
+        if (
             self.rows_done % self.progress_every == 0
             or self.rows_done == self.rows_total
         ):
-            self.on_progress(self.rows_done, self.rows_total)
+            progress.report(self.rows_done, self.rows_total)
 
 
 class DocumentResource(ProgressMixin, resources.ModelResource):
