@@ -7,7 +7,9 @@ from import_export.formats.base_formats import CSV
 from import_export.tmp_storages import CacheStorage
 from tablib.exceptions import InvalidDimensions
 
-from exchange import progress
+from exchange import progress, topic_page_format
+from exchange.importers import import_topic_text
+from exchange.problems import ImportRefused
 from jobs import runner
 
 ENCODING = "utf-8-sig"  # Reads files with or without Excel's BOM.
@@ -51,6 +53,28 @@ def kept(result):
     for row in result.rows:
         row.instance = row.original = None
     return result
+
+
+def import_page(*, file_name, original_name, user_id):
+    """Import the uploaded topic page ``file_name`` (UTF-8 text), as
+    ``import_index`` does: all or nothing."""
+    data = upload_storage(file_name).read()
+    if data is None:
+        raise ValueError(f"{original_name} is no longer kept; upload it again.")
+    user = get_user_model().objects.filter(pk=user_id).first()
+    try:
+        with progress.reporting(runner.progress):
+            report = import_topic_text(
+                topic_page_format.parse(data.decode("utf-8")),
+                source=original_name,
+                user=user,
+            )
+    except ImportRefused as error:
+        raise ValueError(
+            f"{original_name}: the page was not imported; nothing was written.\n{error}"
+        ) from error
+    upload_storage(file_name).remove()
+    return f"Imported {original_name}.", str(report)
 
 
 def read_csv(data, name):

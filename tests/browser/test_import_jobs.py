@@ -9,6 +9,7 @@ from jobs import runner
 from jobs.models import Job
 from tests.browser.test_editorial_journeys import Desk, desk_record, public_text
 from tests.exchange.test_import_csv import csv_text, row
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,4 +91,24 @@ def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
     assert desk.page.locator(".import-summary").inner_text() == (
         "Imported: 5000 new, 0 updated, 0 unchanged."
     )
+    assert desk.violations() == []
+
+
+def test_an_administrator_imports_a_topic_page_as_a_job(
+    browser, live_server, desk_record, seed_path
+):
+    administrator = UserFactory(username="root", is_superuser=True)
+    desk = Desk(browser, live_server, administrator)
+
+    desk.go("/admin/catalogue/topic/")
+    desk.press("text=Import a topic page")
+    desk.page.set_input_files("input[type=file]", str(seed_path))
+    desk.press("input[type=submit][value='Import the page']")
+
+    assert desk.page.locator(".import-summary").inner_text() == (
+        f"Imported {seed_path.name}."
+    )
+    assert "Documents: " in desk.page.locator(".import-report").inner_text()
+    desk.accessible()
+    assert "Distributed optimization" in public_text(browser, live_server, "/", "main")
     assert desk.violations() == []

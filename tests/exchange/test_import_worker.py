@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from catalogue.models import Document
 from jobs.models import Job
+from jobs.models import _alive as process_alive
 from tests.exchange.test_import_csv import csv_text
 from tests.exchange.test_import_jobs import rows
 from tests.factories import TopicFactory
@@ -172,6 +173,8 @@ def test_a_killed_worker_leaves_nothing_written_and_its_job_failed(
     os.kill(horse, signal.SIGKILL)
     os.killpg(worker.pid, signal.SIGKILL)
     worker.wait(timeout=30)
+    # A signal is delivered when the kernel next schedules the process.
+    until(lambda: not process_alive(horse), "the killed job's process gone")
 
     page = admin_client.get(job_page).content.decode()
     assert (done, total) == (done, ROWS)
