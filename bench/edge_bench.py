@@ -320,7 +320,9 @@ def report(**figures):
         f"{statistics.median(latencies) * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
         f"max {latencies[-1] * 1000:.0f} ms.",
         f"- Topic pages no publication touched ({figures['untouched']}), read "
-        f"again after the publications: hit ratio {figures['ratio']:.0%}.",
+        f"again after the publications: hit ratio {figures['ratio']:.0%} (a "
+        "revision also purges the topics of the entries whose text names it, "
+        "whose links say it has a newer version).",
         "",
     ]
     RESULTS.write_text("\n".join(lines))
