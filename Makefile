@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve test lint format migrate clean bench-export bench-serve bench-load
+.PHONY: run serve worker test lint format migrate clean bench-export bench-serve bench-load bench-edge
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,15 +25,28 @@ run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST)
 
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
-## DEBUG off, persistent connections; the shared cache from $$REDIS_URL
+## DEBUG off, persistent connections; the shared cache from $$REDIS_URL;
+## $$JOBS_WORKERS background-job workers (default 1) beside the web processes.
+## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
 SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60}
 serve: $(VENV)/.installed
 	$(SERVE_ENV) $(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(SERVE_ENV) $(BIN)/python manage.py migrate --no-input
+	$(SERVE_ENV) $(BIN)/python manage.py check --deploy --tag pagecache
 	$(SERVE_ENV) $(BIN)/python manage.py expire_pages
-	$(SERVE_ENV) exec $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
+	workers=""; \
+	for n in $$(seq $${JOBS_WORKERS:-1}); do \
+		$(SERVE_ENV) $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology} & \
+		workers="$$workers $$!"; \
+	done; \
+	trap 'kill $$workers 2>/dev/null; wait' EXIT INT TERM; \
+	$(SERVE_ENV) $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile -
+
+## worker: one background-job worker alone (for machines that run no web process)
+worker: $(VENV)/.installed
+	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default)
 test: $(VENV)/.installed-dev
@@ -63,6 +76,10 @@ bench-serve: $(VENV)/.installed-dev
 LOAD_PHASES ?= steady,postgresql,redis,downloads,flood
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
+
+## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
+bench-edge: $(VENV)/.installed-dev
+	$(BIN)/python bench/edge_bench.py --documents $(BENCH_DOCUMENTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -23,6 +23,19 @@ METADATA_MAILTO        the address arXiv and Crossref may write to about our
               requests, sent in the User-Agent (Crossref's "polite pool")
 METADATA_TIMEOUT       seconds a metadata lookup waits for an answer (10)
 METADATA_CACHE_SECONDS how long a found work's metadata is kept (one day)
+VARNISH_URL   a Varnish in front (deploy/varnish/), purged by key, e.g.
+              http://127.0.0.1:6081
+FASTLY_SERVICE_ID, FASTLY_API_TOKEN  a Fastly service in front, purged by key
+CLOUDFLARE_ZONE_ID, CLOUDFLARE_API_TOKEN  a Cloudflare zone, purged by tag
+CLOUDFRONT_DISTRIBUTION_ID  a CloudFront distribution, purged by path (AWS
+              credentials as boto3 reads them)
+SHARED_CACHE_SECONDS  how long the shared caches in front may keep a page
+              (default a day; a change purges it at once)
+STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
+JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
+              else redis://127.0.0.1:6379/0)
+JOBS_QUEUE    the queue's name (default "anthology")
+IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
 """
 
 import os
@@ -73,8 +86,10 @@ INSTALLED_APPS = [
     # <- editorial, and pagecache knows nothing of the others.
     "catalogue",
     "exchange",
+    "jobs",
     "public",
     "pagecache",
+    "django_rq",
 ]
 
 MIDDLEWARE = [
@@ -197,6 +212,45 @@ PAGE_CACHE_LOCAL_BYTES = int(
 )
 # Which pages are cached, and what each shows: the site's map, not the cache's.
 PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
+# The query parameters each cached page reads; others are redirected away.
+PAGE_CACHE_PARAMETERS = "public.scopes.page_parameters"
+# The paths of a scope's pages, for frontends that purge by path.
+PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
+
+# Shared caches in front, purged of the pages a change affects once it
+# commits. A page gets a shared lifetime only when one is configured: nothing
+# else would tell a shared cache that it changed.
+PAGE_CACHE_FRONTENDS = {}
+if os.environ.get("VARNISH_URL"):
+    PAGE_CACHE_FRONTENDS["varnish"] = {
+        "BACKEND": "pagecache.frontends.Varnish",
+        "LOCATION": os.environ["VARNISH_URL"],
+    }
+if os.environ.get("FASTLY_SERVICE_ID"):
+    PAGE_CACHE_FRONTENDS["fastly"] = {
+        "BACKEND": "pagecache.frontends.Fastly",
+        "SERVICE_ID": os.environ["FASTLY_SERVICE_ID"],
+        "API_TOKEN": os.environ.get("FASTLY_API_TOKEN", ""),
+    }
+if os.environ.get("CLOUDFLARE_ZONE_ID"):
+    PAGE_CACHE_FRONTENDS["cloudflare"] = {
+        "BACKEND": "pagecache.frontends.Cloudflare",
+        "ZONE_ID": os.environ["CLOUDFLARE_ZONE_ID"],
+        "API_TOKEN": os.environ.get("CLOUDFLARE_API_TOKEN", ""),
+    }
+if os.environ.get("CLOUDFRONT_DISTRIBUTION_ID"):
+    PAGE_CACHE_FRONTENDS["cloudfront"] = {
+        "BACKEND": "pagecache.frontends.CloudFront",
+        "DISTRIBUTION_ID": os.environ["CLOUDFRONT_DISTRIBUTION_ID"],
+    }
+PAGE_CACHE_SHARED_SECONDS = int(os.environ.get("SHARED_CACHE_SECONDS", "86400"))
+PAGE_CACHE_STALE_IF_ERROR_SECONDS = int(
+    os.environ.get("STALE_IF_ERROR_SECONDS", "86400")
+)
+# Pauses between the attempts of a failed purge, in seconds (PURGE_RETRY_PAUSES).
+PAGE_CACHE_PURGE_RETRY_PAUSES = [
+    float(pause) for pause in env_list("PURGE_RETRY_PAUSES", "0.5,2,10,30")
+]
 
 TAGGIT_CASE_INSENSITIVE = True
 
@@ -302,3 +356,23 @@ METADATA_CROSSREF_URL = os.environ.get(
 METADATA_MAILTO = os.environ.get("METADATA_MAILTO", "editors@anthology.invalid")
 METADATA_TIMEOUT = float(os.environ.get("METADATA_TIMEOUT", "10"))
 METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3600)))
+
+# Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
+# starts its worker beside the web processes.
+JOBS_QUEUE = os.environ.get("JOBS_QUEUE", "anthology")
+RQ_QUEUES = {
+    JOBS_QUEUE: {
+        "URL": os.environ.get("JOBS_REDIS_URL")
+        or REDIS_URL
+        or "redis://127.0.0.1:6379/0",
+        "DEFAULT_TIMEOUT": 3600,
+    }
+}
+# A job is queued once the transaction that made its row commits, so a worker
+# never looks for a job the database does not hold yet.
+RQ = {"COMMIT_MODE": "on_db_commit"}
+# The largest file the admin's imports take; a larger upload is refused
+# before anything is read or kept.
+IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))
+# How long a finished job's result and progress are kept for its page.
+JOBS_RESULT_SECONDS = 24 * 3600

@@ -18,6 +18,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
+from exchange import progress
 from pagecache.generations import expire_everything
 
 FORMAT = "anthology-record"
@@ -85,9 +86,13 @@ def export_record(stream):
         "models": RECORD_MODELS,
     }
     stream.write(json.dumps(envelope, ensure_ascii=False)[:-1] + ', "objects": ')
-    rows = chain.from_iterable(
-        model._default_manager.order_by("pk").iterator(chunk_size=2000)
-        for model in record_models()
+    total = sum(model._default_manager.count() for model in record_models())
+    rows = progress.counted(
+        chain.from_iterable(
+            model._default_manager.order_by("pk").iterator(chunk_size=2000)
+            for model in record_models()
+        ),
+        total,
     )
     serializers.serialize(
         "json",
@@ -136,7 +141,7 @@ def import_record(stream):
                 "python", data["objects"], handle_forward_references=True
             )
             deferred = []
-            for obj in objects:
+            for obj in progress.counted(objects, len(data["objects"])):
                 obj.save()
                 if obj.deferred_fields:
                     deferred.append(obj)

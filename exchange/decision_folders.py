@@ -24,6 +24,7 @@ from catalogue.models import (
     content_digest,
 )
 from catalogue.references import write_references
+from exchange import progress
 from exchange.importers import ImportReport
 from exchange.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
 from exchange.problems import ImportRefused
@@ -71,7 +72,7 @@ def import_decisions(folder, *, user=None):
         if problems:
             raise ImportRefused(problems)
         now = timezone.now()
-        for match in matches:
+        for match in progress.counted(matches, len(matches), every=50):
             _apply(match, now, report, user)
         written = [match.decision for match in matches if match.outcome == "updated"]
         written += [match.decision for match in matches if match.is_new]

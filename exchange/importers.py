@@ -16,6 +16,7 @@ from django.db.models import Count
 from django.utils.text import slugify
 
 from catalogue.models import Document, Preface, Registry, Topic
+from exchange import progress
 from exchange.problems import ImportRefused, Problem
 from exchange.writer import DocumentWrite, DocumentWriter, attributed
 from pagecache.generations import expire_everything
@@ -230,7 +231,7 @@ def _import_documents(parsed, registries, topic, report, writer):
         )
     }
     problems, created, updated = [], [], []
-    for row in parsed.rows:
+    for row in progress.counted(parsed.rows, len(parsed.rows)):
         document = existing.get((row.prefix, row.number))
         if document is None:
             new = _document_for(row, registry=registries[row.prefix], topic=topic)

@@ -7,21 +7,34 @@ writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 """
 
 import datetime
+import uuid
 
-from django.core.exceptions import ValidationError
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import OuterRef, Subquery
+from django.shortcuts import get_object_or_404, redirect
+from django.template.defaultfilters import filesizeformat
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_POST
 from import_export import resources
 from import_export.admin import ImportMixin
 from import_export.fields import Field
 from import_export.formats.base_formats import CSV
+from import_export.forms import ImportForm
 from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
 
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
+from exchange import jobs as import_jobs
+from exchange import progress
 from exchange.exports import DOCUMENT_COLUMNS, restore
 from exchange.writer import DocumentWrite, DocumentWriter
+from jobs import runner
+from jobs.models import Job
 
 # Version notes are read by readers, on the version pages.
 IMPORT_NOTE = "Carried over from a copy of the record."
@@ -121,7 +134,27 @@ def parse_timestamp(text, column):
     )
 
 
-class DocumentResource(resources.ModelResource):
+class ProgressMixin:
+    """Reports how many rows are read (``progress.report``), every
+    ``progress_every`` rows and at the last."""
+
+    progress_every = 250
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        self.rows_total, self.rows_done = len(dataset), 0
+
+    def after_import_row(self, row, row_result, **kwargs):
+        super().after_import_row(row, row_result, **kwargs)
+        self.rows_done += 1
+        if (
+            self.rows_done % self.progress_every == 0
+            or self.rows_done == self.rows_total
+        ):
+            progress.report(self.rows_done, self.rows_total)
+
+
+class DocumentResource(ProgressMixin, resources.ModelResource):
     identifier = Field(column_name="identifier", widget=TextWidget())
     registry = Field(
         attribute="registry",
@@ -402,7 +435,7 @@ def _identifier_or_none(text):
     return identifier if identifier == text else None
 
 
-class TopicResource(resources.ModelResource):
+class TopicResource(ProgressMixin, resources.ModelResource):
     position = Field(
         attribute="position", column_name="position", widget=WholeNumberWidget()
     )
@@ -421,12 +454,45 @@ class TopicResource(resources.ModelResource):
         use_transactions = True
 
 
+class CSVImportForm(ImportForm):
+    """The upload: a UTF-8 CSV file no larger than ``IMPORT_MAX_BYTES``."""
+
+    def clean_import_file(self):
+        upload = self.cleaned_data["import_file"]
+        limit = settings.IMPORT_MAX_BYTES
+        if upload.size > limit:
+            raise ValidationError(
+                f"{upload.name} is {filesizeformat(upload.size)}; the import "
+                f"takes files of up to {filesizeformat(limit)}.",
+                code="too_large",
+            )
+        data = b"".join(upload.chunks())
+        try:
+            data.decode(import_jobs.ENCODING)
+        except UnicodeDecodeError as error:
+            line = error.object[: error.start].count(b"\n") + 1
+            byte = error.object[error.start]
+            raise ValidationError(
+                f"Line {line} is not UTF-8 text (byte {byte:#04x}); "
+                "save the file as UTF-8 CSV.",
+                code="encoding",
+            ) from error
+        return upload
+
+
 class CSVImportMixin(ImportMixin):
-    """The admin's import: CSV only, the export's format, all or nothing."""
+    """The admin's import: CSV only, the export's format, all or nothing.
+
+    The dry run and the import each run as a background job on the upload,
+    kept in the shared cache; the job's page shows its progress, then the
+    dry run's preview with Confirm, or what the import wrote.
+    """
 
     import_template_name = "admin/catalogue/import.html"
+    import_form_class = CSVImportForm
+    tmp_storage_class = "import_export.tmp_storages.CacheStorage"
 
-    from_encoding = "utf-8-sig"  # Reads files with or without Excel's BOM.
+    from_encoding = import_jobs.ENCODING
 
     def get_import_formats(self):
         return [CSV]
@@ -435,23 +501,121 @@ class CSVImportMixin(ImportMixin):
         # An import adds rows and overwrites others: both rights, on its model.
         return self.has_add_permission(request) and self.has_change_permission(request)
 
-    def get_import_data_kwargs(self, **kwargs):
-        # A row that turns invalid between preview and confirmation fails the file.
-        return {
-            **super().get_import_data_kwargs(**kwargs),
-            "rollback_on_validation_errors": True,
-        }
+    def get_urls(self):
+        info = self.get_model_info()
+        return [
+            path(
+                "import/jobs/<uuid:job_id>/",
+                self.admin_site.admin_view(self.import_job_view),
+                name="{}_{}_import_job".format(*info),
+            ),
+            *super().get_urls(),
+        ]
 
-    def add_data_read_fail_error_to_form(self, form, e):
-        if isinstance(e, UnicodeDecodeError):
-            line = e.object[: e.start].count(b"\n") + 1
-            form.add_error(
-                "import_file",
-                f"Line {line} is not UTF-8 text (byte {e.object[e.start]:#04x}); "
-                "save the file as UTF-8 CSV.",
-            )
-        else:
-            super().add_data_read_fail_error_to_form(form, e)
+    def import_action(self, request, **kwargs):
+        if request.method == "POST" and self.has_import_permission(request):
+            form = self.create_import_form(request)
+            if form.is_valid():
+                upload = form.cleaned_data["import_file"]
+                storage = self.write_to_tmp_storage(upload, CSV())
+                return self._start(request, storage.name, upload.name, dry_run=True)
+        # The form, or its errors.
+        return super().import_action(request, **kwargs)
+
+    @method_decorator(require_POST)
+    def process_import(self, request, **kwargs):
+        if not self.has_import_permission(request):
+            raise PermissionDenied
+        form = self.create_confirm_form(request)
+        if not form.is_valid():
+            return super().process_import(request, **kwargs)
+        # Only a file this user's own dry run checked is imported.
+        checked = get_object_or_404(
+            Job,
+            created_by=request.user,
+            function=IMPORT_JOB,
+            state=Job.State.FINISHED,
+            arguments__file_name=form.cleaned_data["import_file_name"],
+            arguments__dry_run=True,
+        )
+        arguments = checked.arguments
+        return self._start(
+            request, arguments["file_name"], arguments["original_name"], dry_run=False
+        )
+
+    def _start(self, request, file_name, original_name, *, dry_run):
+        job_id = uuid.uuid4()
+        info = self.get_model_info()
+        job = runner.enqueue(
+            id=job_id,
+            title=(
+                f"{'Dry run' if dry_run else 'Import'} of {original_name} "
+                f"({self.model._meta.verbose_name_plural})"
+            ),
+            function=IMPORT_JOB,
+            arguments={
+                "resource": self._resource_path(),
+                "file_name": file_name,
+                "original_name": original_name,
+                "dry_run": dry_run,
+                "user_id": request.user.pk,
+            },
+            user=request.user,
+            page=reverse(
+                "admin:{}_{}_import_job".format(*info),
+                args=[job_id],
+                current_app=self.admin_site.name,
+            ),
+        )
+        return redirect(job.page)
+
+    def _resource_path(self):
+        resource = self.resource_classes[0]
+        return f"{resource.__module__}.{resource.__qualname__}"
+
+    def import_job_view(self, request, job_id):
+        """The job's progress while it runs, then the dry run's preview (with
+        Confirm) or what the import wrote; a dry run's problems by row."""
+        if not self.has_import_permission(request):
+            raise PermissionDenied
+        job = get_object_or_404(Job, pk=job_id, function=IMPORT_JOB)
+        if job.created_by_id != request.user.pk and not request.user.is_superuser:
+            raise PermissionDenied
+        job = runner.refresh(job)
+        form = self.create_import_form(request) if job.is_done else None
+        if job.state == Job.State.FAILED:
+            # Why the file could not be imported, where a new one is chosen.
+            form.cleaned_data = {}
+            form.add_error("import_file", job.summary)
+        context = {
+            **self.admin_site.each_context(request),
+            **self.get_import_context_data(),
+            "title": job.title,
+            "opts": self.model._meta,
+            "job": job,
+            "progress": runner.progress_of(job),
+            "form": form,
+            "import_error_display": self.import_error_display,
+        }
+        result = runner.result_of(job) if job.state == Job.State.FINISHED else None
+        if result is not None and job.arguments["dry_run"]:
+            context["result"] = result
+            if not (result.has_errors() or result.has_validation_errors()):
+                context["confirm_form"] = self.get_confirm_form_class(request)(
+                    initial={
+                        "import_file_name": job.arguments["file_name"],
+                        "original_file_name": job.arguments["original_name"],
+                        "format": 0,
+                        "resource": "",
+                    }
+                )
+        elif result is not None:
+            context["imported"] = result
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, [self.import_template_name], context)
+
+
+IMPORT_JOB = "exchange.jobs.import_csv"
 
 
 class DocumentImportMixin(CSVImportMixin):

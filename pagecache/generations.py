@@ -9,7 +9,8 @@ current, so a change makes its pages fresh by replacing a few tokens
 (``expire``), on every instance that shares the cache, without finding or
 deleting pages.
 
-Callers expire scopes after their change commits; a generation missing from
+Callers expire scopes after their change commits (the shared caches in front,
+``frontends``, are then purged of the same scopes); a generation missing from
 the cache (evicted, or a flushed Redis) is minted anew, so a lost token can
 only make pages miss, never serve an old one.
 
@@ -28,6 +29,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from redis.exceptions import RedisError
+
+from pagecache import frontends
 
 # The scope every page depends on: expiring it makes every page fresh.
 EVERYTHING = "everything"
@@ -99,6 +102,16 @@ def _current(scopes):
                 raise CacheUnavailable(f"{key} could not be kept")
         current[scope] = value
     return current
+
+
+def still_current(current):
+    """Whether the generations in ``current`` are all still the cache's own."""
+    keys = {scope: _generation_key(scope) for scope in current}
+    try:
+        found = cache.get_many(keys.values())
+    except CACHE_ERRORS:
+        return False
+    return all(found.get(key) == current[scope] for scope, key in keys.items())
 
 
 def store(page_key, page):
@@ -179,6 +192,9 @@ def _expire_now(scopes):
     except CACHE_ERRORS:
         logger.warning("Shared cache unreachable; expiry of %s kept for later", scopes)
         _unwritten.update(scopes)
+    # The shared caches in front drop the same pages once the new generations
+    # are written, so their next request renders under them.
+    frontends.purge(scopes)
 
 
 def _write_expiry(scopes):

@@ -3,12 +3,21 @@
 Which pages are cached, and on which scopes each depends, the site says
 through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
 ``ResolverMatch`` and returns the page's scopes, or None for a page that is
-never cached. Everything else here knows nothing of what the pages show.
+never cached. ``PAGE_CACHE_PARAMETERS`` names the query parameters each cached
+page reads; a reader's request with others is redirected without them, so
+that only what changes a page makes a cache entry. Everything else here knows
+nothing of what the pages show.
 
 The generations of a page's scopes are also its validators: its ``ETag`` is
 a digest of them and its ``Last-Modified`` the newest of their times, so a
 conditional request is answered ``304`` from the cache alone, with no SQL
 query.
+
+With shared caches in front (``PAGE_CACHE_FRONTENDS``), a cached page also
+gives them a lifetime (``s-maxage``, and ``stale-if-error`` for when the site
+is down) and the keys it shows, its scopes, by which a change purges it.
+Every other response is ``private``: what the page cache does not vouch for,
+no shared cache keeps.
 """
 
 import hashlib
@@ -18,7 +27,11 @@ from email.utils import formatdate
 from functools import cache, lru_cache
 
 from django.conf import settings
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import (
+    HttpResponse,
+    HttpResponseNotModified,
+    HttpResponsePermanentRedirect,
+)
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404
 from django.urls import resolve as match_path
@@ -26,7 +39,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_http_date_safe, quote_etag
 from django.utils.module_loading import import_string
 
-from pagecache import generations
+from pagecache import frontends, generations
 
 # A stored page keeps its headers, ETag and caching ones included (the page
 # is served only under the generations they were made for), but not its
@@ -49,6 +62,35 @@ def page_scopes(match):
         return None
     scopes = _scopes_of_match()(match)
     return None if scopes is None else (generations.EVERYTHING, *scopes)
+
+
+@cache
+def _parameters_of_match():
+    return import_string(settings.PAGE_CACHE_PARAMETERS)
+
+
+@lru_cache(maxsize=1024)
+def _path_parameters(path):
+    """The query parameters the page at ``path`` reads (it is cached)."""
+    return frozenset(_parameters_of_match()(match_path(path)))
+
+
+def _without_unread_parameters(request):
+    """A redirect to the page without the query parameters it does not read,
+    or None: a parameter the page ignores (``utm_source``) never makes a
+    cache entry of its own."""
+    known = _path_parameters(request.path_info)
+    if set(request.GET) <= known:
+        return None
+    kept = request.GET.copy()
+    for name in set(kept) - known:
+        del kept[name]
+    query = kept.urlencode()
+    response = HttpResponsePermanentRedirect(
+        request.path + (f"?{query}" if query else "")
+    )
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
 
 
 @lru_cache(maxsize=1024)
@@ -114,13 +156,39 @@ def _not_modified(request, etag, last_modified, stored):
     return since is not None and last_modified <= since
 
 
-def _with_validators(response, etag, last_modified):
+def _with_validators(response, etag, last_modified, shared_keys=()):
     response["ETag"] = etag
     _with_last_modified(response, last_modified)
-    # Shared caches may keep it, but must ask again each time (never stale).
-    patch_cache_control(response, public=True, no_cache=True)
+    if shared_keys and settings.PAGE_CACHE_FRONTENDS:
+        # The shared caches in front keep it until a change purges its keys;
+        # browsers ask again each time.
+        patch_cache_control(
+            response,
+            public=True,
+            max_age=0,
+            s_maxage=settings.PAGE_CACHE_SHARED_SECONDS,
+            stale_if_error=settings.PAGE_CACHE_STALE_IF_ERROR_SECONDS,
+        )
+        for header, value in frontends.key_headers(shared_keys).items():
+            response[header] = value
+    else:
+        # Shared caches may keep it, but must ask again each time (never stale).
+        patch_cache_control(response, public=True, no_cache=True)
     patch_vary_headers(response, ["Cookie"])
     return response
+
+
+def _for_this_reader_only(request, response):
+    """Keep shared caches from a response the page cache does not vouch for,
+    unless its view declared it the same for everyone."""
+    if "public" in response.get("Cache-Control", ""):
+        return
+    if settings.SESSION_COOKIE_NAME in request.COOKIES:
+        # Someone with a session (an editor): never kept, never shown to others.
+        patch_cache_control(response, private=True, no_store=True)
+        patch_vary_headers(response, ["Cookie"])
+    else:
+        patch_cache_control(response, private=True)
 
 
 def _with_last_modified(response, last_modified):
@@ -166,18 +234,21 @@ class PageCacheMiddleware:
         if isinstance(page, HttpResponseBase):
             return page
         response = self.get_response(request)
-        if page is None:
-            if settings.SESSION_COOKIE_NAME in request.COOKIES and page_scopes(
-                getattr(request, "resolver_match", None)
-            ):
-                # A live page of someone with a session: never for others.
-                patch_cache_control(response, private=True, no_cache=True)
-                patch_vary_headers(response, ["Cookie"])
+        if page is None or response.status_code != 200:
+            _for_this_reader_only(request, response)
             return response
         key, current, etag, last_modified = page
-        if response.status_code == 200:
-            _with_validators(response, etag, None)
-        if _storable(request, response):
+        storable = _storable(request, response)
+        # A change that committed while the page was rendered may have been
+        # purged from the shared caches before this page reaches them: they
+        # get it to keep only if its generations are still current.
+        shared = (
+            storable
+            and settings.PAGE_CACHE_FRONTENDS
+            and generations.still_current(current)
+        )
+        _with_validators(response, etag, None, current if shared else ())
+        if storable:
             headers = {
                 header: value
                 for header, value in response.items()
@@ -186,9 +257,7 @@ class PageCacheMiddleware:
             generations.store(
                 key, (current, response.status_code, response.content, headers)
             )
-        if response.status_code == 200:
-            _with_last_modified(response, last_modified)
-        return response
+        return _with_last_modified(response, last_modified)
 
     def _lookup(self, request):
         """The response from the cache, what storing the page will need, or None.
@@ -201,6 +270,9 @@ class PageCacheMiddleware:
         scopes = _path_scopes(request.path_info)
         if scopes is None:
             return None
+        redirect = _without_unread_parameters(request)
+        if redirect is not None:
+            return redirect
         # The generations are read before the view reads the database, so a
         # page rendered from data older than a change is stored under the
         # generation the change replaced, and never served after it.
@@ -211,7 +283,9 @@ class PageCacheMiddleware:
             return None
         etag, last_modified = _validators(current)
         if _not_modified(request, etag, last_modified, stored):
-            return _with_validators(HttpResponseNotModified(), etag, last_modified)
+            return _with_validators(
+                HttpResponseNotModified(), etag, last_modified, current
+            )
         if stored is None:
             return key, current, etag, last_modified
         _, status, content, headers = stored

@@ -16,6 +16,7 @@ registries, topics, imports):
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
+from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import DecisionRecord, Preface, Reference
 from catalogue.references import find_names
@@ -62,10 +63,55 @@ PAGES = {
 }
 
 
+# The query parameters each cached page reads: a list's filters and its page,
+# a search's query too. Pages not named read none.
+LIST_PARAMETERS = frozenset([*DocumentFilter.base_filters, "page"])
+PARAMETERS = {
+    "catalogue:search": LIST_PARAMETERS | {"q"},
+    "catalogue:unfiled": LIST_PARAMETERS,
+    "catalogue:registry-detail": LIST_PARAMETERS,
+    "catalogue:tag-detail": LIST_PARAMETERS,
+    "catalogue:topic-detail": LIST_PARAMETERS,
+    "catalogue:registry-list": {"page"},
+    "catalogue:tag-list": {"page"},
+    "catalogue:decision-list": {"page"},
+    "catalogue:sitemap-section": {"p"},
+    "catalogue:search-citation": LIST_PARAMETERS | {"q"},
+    "catalogue:topic-citation": LIST_PARAMETERS,
+}
+
+
+def page_parameters(match):
+    """The query parameters the page ``match`` shows reads."""
+    return PARAMETERS.get(match.view_name, frozenset())
+
+
 def page_scopes(match):
     """The scopes of the page ``match`` (a ResolverMatch) shows, or None."""
     scopes = PAGES.get(match.view_name)
     return None if scopes is None else scopes(match.kwargs)
+
+
+# The pages of each scope as path patterns, for shared caches in front that
+# purge by path (CloudFront); the others purge by the scope itself.
+SCOPE_PATHS = {
+    EVERYTHING: ["/*"],
+    LISTS: [
+        *("/", "/search/*", "/feed/*", "/sitemap*"),
+        *("/registries/*", "/tags/*", "/unfiled/*"),
+    ],
+    LISTING: ["/topics/*", "/unfiled/*", "/registries/*", "/tags/*"],
+    DECISIONS: ["/decisions/*", "/sitemap*"],
+}
+SCOPE_PREFIX_PATHS = {"topic": "/topics/{}/*", "doc": "/{}/*"}
+
+
+def scope_paths(scope):
+    """The path patterns of the pages that depend on ``scope``."""
+    if scope in SCOPE_PATHS:
+        return SCOPE_PATHS[scope]
+    kind, _, name = scope.partition(":")
+    return [SCOPE_PREFIX_PATHS[kind].format(name)]
 
 
 def document_scopes(document, *, topic_slugs=(), names=()):

@@ -103,12 +103,22 @@ def editorial_groups(transactional_db):
         relations.grant_relation_permissions(state.apps, None)
 
 
+# Background jobs run at once, in the test's own process and transaction, on
+# a queue of this run's own in the test Redis.
+TEST_QUEUE = f"anthology-test-{os.getpid()}"
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def serving_settings():
     """Tests read static files from their sources (no collectstatic), cache in
     their own process's memory whatever REDIS_URL says (so a run never touches
-    a shared Redis), and cache public pages as production does."""
+    a shared Redis), cache public pages as production does, and run background
+    jobs at once on a queue of their own."""
     with override_settings(
+        JOBS_QUEUE=TEST_QUEUE,
+        RQ_QUEUES={TEST_QUEUE: {"URL": TEST_REDIS_URL, "ASYNC": False}},
+        RQ={"COMMIT_MODE": "auto"},
         STORAGES={
             "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
             "staticfiles": {

@@ -14,6 +14,7 @@ from taggit.models import Tag
 from catalogue.models import Preface, Registry, Topic
 from editorial.admin.expiry import ExpiresPagesMixin
 from exchange import admin_actions
+from exchange.page_import import TopicPageImportMixin
 from exchange.resources import TopicImportMixin
 from pagecache.generations import expire_everything
 
@@ -27,7 +28,11 @@ class RegistryAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdm
 
 @admin.register(Topic)
 class TopicAdmin(
-    ExpiresPagesMixin, TopicImportMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+    ExpiresPagesMixin,
+    TopicPageImportMixin,
+    TopicImportMixin,
+    AuditlogHistoryAdminMixin,
+    admin.ModelAdmin,
 ):
     list_display = ["position", "name", "flavour", "scope"]
     list_display_links = ["name"]

@@ -357,6 +357,7 @@ def test_no_admin_page_meets_a_csp_violation(browser, live_server, desk_record):
         "/admin/catalogue/document/duplicates/",
         "/admin/catalogue/document/import/",
         "/admin/catalogue/topic/import/",
+        "/admin/jobs/job/",
         f"/admin/catalogue/document/{tagged.pk}/change/",
         f"/admin/catalogue/document/{tagged.pk}/review/",
         f"/admin/catalogue/document/{tagged.pk}/preview/",

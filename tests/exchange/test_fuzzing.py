@@ -115,6 +115,7 @@ def test_the_csv_import_never_crashes_and_never_half_writes(
         response = admin_client.post(
             reverse("admin:catalogue_document_import"),
             {"format": "0", "import_file": upload, "resource": "0"},
+            follow=True,
         )
         assert response.status_code == 200
         assert record() == before  # The preview is a dry run.

@@ -30,10 +30,12 @@ def export_topics(client):
 
 
 def preview(client, content, model="document"):
+    """The dry run's page, its job run at once (as the tests run jobs)."""
     upload = SimpleUploadedFile("record.csv", content, content_type="text/csv")
     response = client.post(
         reverse(f"admin:catalogue_{model}_import"),
         {"format": "0", "import_file": upload, "resource": "0"},
+        follow=True,
     )
     assert response.status_code == 200
     return response

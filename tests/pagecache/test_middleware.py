@@ -314,3 +314,28 @@ def test_local_copies_are_served_only_under_their_generations_within_a_size():
     pages.put("huge", (old, 200, b"x" * 11, {}))  # Larger than all: not kept.
     assert pages.get("huge", old) is None
     assert pages.size == 7
+
+
+def test_a_parameter_the_page_does_not_read_is_redirected_away_uncached(
+    client, filed, django_assert_num_queries
+):
+    path = filed["first"].get_absolute_url()
+    before = len(cache._cache)
+
+    with django_assert_num_queries(0):
+        flood = [client.get(f"{path}?utm_source=x{n}&status=active") for n in range(5)]
+
+    assert {response.status_code for response in flood} == {301}
+    assert {response["Location"] for response in flood} == {f"{path}?status=active"}
+    # Answered before the cache is read: nothing stored, not even generations.
+    assert len(cache._cache) == before
+    assert client.get(f"{path}?status=active&page=1").status_code == 200
+
+
+def test_an_editor_keeps_every_parameter(client, filed):
+    editor = UserFactory(editor=True)
+    client.post("/admin/login/", {"username": editor.username, "password": PASSWORD})
+
+    response = client.get(filed["first"].get_absolute_url() + "?utm_source=x")
+
+    assert response.status_code == 200

@@ -1,10 +1,11 @@
 """The layout holds: data flows one way between the apps, and every import of
 project code is at the top of its module.
 
-    pagecache                              (imports no project code)
+    pagecache, jobs                        (import no project code)
     catalogue  <-  exchange  <-  public  <-  editorial
 
-An app may import itself, the apps to its left and the page cache; the
+An app may import itself, the apps to its left, the page cache and the
+background jobs (generic machinery the others hand their work to); the
 project package (``anthology``) imports no app at all.
 """
 
@@ -15,10 +16,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = ["catalogue", "exchange", "public", "editorial"]
+# Generic apps: the page cache and the background jobs know no other app.
+GENERIC = {"pagecache", "jobs"}
 MAY_IMPORT = {
     "anthology": {"anthology"},
-    "pagecache": {"pagecache"},
-    **{app: {*ORDER[: ORDER.index(app) + 1], "pagecache"} for app in ORDER},
+    **{app: {app} for app in GENERIC},
+    **{app: {*ORDER[: ORDER.index(app) + 1], *GENERIC} for app in ORDER},
 }
 PROJECT = set(MAY_IMPORT)
 

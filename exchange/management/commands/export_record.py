@@ -1,3 +1,4 @@
+from exchange import progress
 from exchange.backup import export_record
 from exchange.commands import FileCommand
 
@@ -11,6 +12,9 @@ class Command(FileCommand):
     path_help = "The snapshot file to write."
 
     def handle(self, *args, path, **options):
-        with path.open("w", encoding="utf-8") as stream:
+        with (
+            path.open("w", encoding="utf-8") as stream,
+            progress.bar("Writing the record", unit="rows"),
+        ):
             export_record(stream)
         self.stdout.write(f"Wrote the record to {path}.")

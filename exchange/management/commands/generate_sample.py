@@ -17,6 +17,7 @@ from taggit.models import Tag, TaggedItem
 from catalogue.citations import source_key
 from catalogue.models import PUBLIC_STATUSES, Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import mark_issued
+from exchange import progress
 from pagecache.generations import expire_everything
 
 REGISTRIES = [
@@ -153,7 +154,8 @@ class Command(BaseCommand):
                 Tag.objects.get_or_create(name=f"sample-{word}")[0]
                 for word in TAG_WORDS
             ]
-            made = self.documents(rng, documents, registries, topics, tags)
+            with progress.bar("Generating documents", unit="documents"):
+                made = self.documents(rng, documents, registries, topics, tags)
         self.stdout.write(f"Generated {made} SAMPLE documents (sample data only).")
 
     def registry(self, prefix, name):
@@ -208,6 +210,7 @@ class Command(BaseCommand):
                 for tag in rng.sample(tags, rng.randint(0, 3))
             )
             made += len(batch)
+            progress.report(made, count)
         for registry in registries:
             mark_issued(registry=registry, number=next_number[registry.pk])
         return made

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from exchange import progress
 from exchange.commands import acting_user
 from exchange.decision_folders import import_decisions
 from exchange.problems import ImportRefused
@@ -27,7 +28,8 @@ class Command(BaseCommand):
         if not folder.is_dir():
             raise CommandError(f"{folder} is not a folder.")
         try:
-            report = import_decisions(folder, user=user)
+            with progress.bar("Importing decision records", unit="records"):
+                report = import_decisions(folder, user=user)
         except ImportRefused as error:
             raise CommandError(
                 f"Nothing was imported from {folder}:\n{error}"

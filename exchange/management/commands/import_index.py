@@ -1,7 +1,7 @@
 from django.core.management.base import CommandError
 
 from catalogue.models import Document
-from exchange import topic_page_format
+from exchange import progress, topic_page_format
 from exchange.commands import FileCommand, acting_user
 from exchange.importers import import_topic_text
 from exchange.problems import ImportRefused
@@ -47,9 +47,10 @@ class Command(FileCommand):
                 f"at offset {error.start}); nothing imported."
             ) from None
         try:
-            report = import_topic_text(
-                topic_page_format.parse(text), source=path.name, user=user
-            )
+            with progress.bar("Importing the page", unit="rows"):
+                report = import_topic_text(
+                    topic_page_format.parse(text), source=path.name, user=user
+                )
         except ImportRefused as error:
             raise CommandError(
                 f"{path}: the page was not imported; nothing was written.\n{error}"

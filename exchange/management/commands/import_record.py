@@ -1,5 +1,6 @@
 from django.core.management.base import CommandError
 
+from exchange import progress
 from exchange.backup import BackupError, import_record
 from exchange.commands import FileCommand
 
@@ -11,7 +12,10 @@ class Command(FileCommand):
 
     def handle(self, *args, path, **options):
         try:
-            with path.open(encoding="utf-8") as stream:
+            with (
+                path.open(encoding="utf-8") as stream,
+                progress.bar("Restoring the record", unit="rows"),
+            ):
                 counts = import_record(stream)
         except (OSError, BackupError) as error:
             raise CommandError(f"{path}: {error}") from error

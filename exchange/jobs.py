@@ -1,0 +1,110 @@
+"""Imports run as background jobs (``jobs.runner``): each reads its upload
+from the shared cache, reports its progress by row and is one transaction."""
+
+from django.contrib.auth import get_user_model
+from django.utils.module_loading import import_string
+from import_export.formats.base_formats import CSV
+from import_export.tmp_storages import CacheStorage
+from tablib.exceptions import InvalidDimensions
+
+from exchange import progress, topic_page_format
+from exchange.importers import import_topic_text
+from exchange.problems import ImportRefused
+from jobs import runner
+
+ENCODING = "utf-8-sig"  # Reads files with or without Excel's BOM.
+
+
+def upload_storage(name=None):
+    """Where an uploaded file waits for its job: the shared cache, for a day,
+    so that any worker can read it and nothing is left on a disk."""
+    return CacheStorage(name=name, encoding=ENCODING, read_mode="r")
+
+
+def import_csv(*, resource, file_name, original_name, dry_run, user_id):
+    """Import the uploaded CSV ``file_name`` with ``resource`` (a dotted
+    path): a dry run, or the writing of the whole file in one transaction."""
+    storage = upload_storage(file_name)
+    data = storage.read()
+    if data is None:
+        raise ValueError(f"{original_name} is no longer kept; upload it again.")
+    dataset = read_csv(data, original_name)
+    importer = import_string(resource)()
+    user = get_user_model().objects.filter(pk=user_id).first()
+    with progress.reporting(runner.progress):
+        result = importer.import_data(
+            dataset,
+            dry_run=dry_run,
+            raise_errors=False,
+            use_transactions=True,
+            rollback_on_validation_errors=True,
+            file_name=original_name,
+            user=user,
+        )
+    failed = result.has_errors() or result.has_validation_errors()
+    if not dry_run and not failed:
+        storage.remove()
+    return summary(result, dry_run=dry_run), kept(result)
+
+
+def kept(result):
+    """``result`` as its page shows it: the rows' documents are dropped, which
+    the preview does not read and whose tags pickling would load row by row."""
+    for row in result.rows:
+        row.instance = row.original = None
+    return result
+
+
+def import_page(*, file_name, original_name, user_id):
+    """Import the uploaded topic page ``file_name`` (UTF-8 text), as
+    ``import_index`` does: all or nothing."""
+    data = upload_storage(file_name).read()
+    if data is None:
+        raise ValueError(f"{original_name} is no longer kept; upload it again.")
+    user = get_user_model().objects.filter(pk=user_id).first()
+    try:
+        with progress.reporting(runner.progress):
+            report = import_topic_text(
+                topic_page_format.parse(data.decode("utf-8")),
+                source=original_name,
+                user=user,
+            )
+    except ImportRefused as error:
+        raise ValueError(
+            f"{original_name}: the page was not imported; nothing was written.\n{error}"
+        ) from error
+    upload_storage(file_name).remove()
+    return f"Imported {original_name}.", str(report)
+
+
+def read_csv(data, name):
+    """The file's rows, or a ValueError saying why it is not CSV we can read."""
+    try:
+        dataset = CSV(encoding=ENCODING).create_dataset(data)
+    except InvalidDimensions as error:
+        raise ValueError(
+            f"{name} is not CSV we can read: a row has more cells than the "
+            "header; nothing was written."
+        ) from error
+    except Exception as error:  # tablib and csv fail in several ways.
+        raise ValueError(
+            f"{name} is not CSV we can read ({type(error).__name__}: {error}); "
+            "nothing was written."
+        ) from error
+    if not dataset:
+        raise ValueError(f"{name} holds no rows; nothing was written.")
+    return dataset
+
+
+def summary(result, *, dry_run):
+    """One line for the job list: what the file does, or why it cannot."""
+    totals = result.totals
+    counts = (
+        f"{totals['new']} new, {totals['update']} updated, {totals['skip']} unchanged"
+    )
+    if result.has_errors() or result.has_validation_errors():
+        refused = len(result.invalid_rows) + len(list(result.row_errors()))
+        problems = refused or len(result.base_errors)
+        plural = "" if problems == 1 else "s"
+        return f"Refused: {problems} problem{plural}; nothing written."
+    return f"Checked: {counts}." if dry_run else f"Imported: {counts}."

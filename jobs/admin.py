@@ -1,0 +1,79 @@
+from django.contrib import admin
+from django.utils.html import format_html
+
+from jobs import runner
+from jobs.models import Job
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    """Background jobs, read only: each one's state, progress and result.
+    Everyone sees the jobs they started; those allowed to view jobs, all."""
+
+    list_display = ["title", "state", "progress", "summary", "created_by", "created_at"]
+    list_filter = ["state"]
+    list_select_related = ["created_by"]
+    readonly_fields = [
+        "title",
+        "state",
+        "progress",
+        "summary",
+        "result_page",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "worker",
+    ]
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        jobs = super().get_queryset(request)
+        if request.user.has_perm("jobs.view_job"):
+            return jobs
+        return jobs.filter(created_by=request.user)
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None):
+        return self.has_module_permission(request) and (
+            obj is None
+            or obj.created_by_id == request.user.pk
+            or request.user.has_perm("jobs.view_job")
+        )
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        job = self.get_object(request, object_id)
+        if job is not None:
+            runner.refresh(job)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="Progress")
+    def progress(self, job):
+        done_total = runner.progress_of(job)
+        if done_total is None:
+            return "—"
+        done, total = done_total
+        return format_html(
+            '<progress value="{}" max="{}"></progress> {} of {}',
+            done,
+            total,
+            done,
+            total,
+        )
+
+    @admin.display(description="Result")
+    def result_page(self, job):
+        if not job.page:
+            return "—"
+        return format_html('<a href="{}">Open the job’s page</a>', job.page)

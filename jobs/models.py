@@ -1,0 +1,93 @@
+import os
+import socket
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class JobQuerySet(models.QuerySet):
+    def unfinished(self):
+        """Jobs waiting for a worker or running on one."""
+        return self.filter(state__in=[Job.State.QUEUED, Job.State.RUNNING])
+
+
+class Job(models.Model):
+    """Long work run by a worker in the background: what was asked, by whom,
+    how it went. Its progress and its result live in the shared cache."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    title = models.CharField(max_length=200)
+    function = models.CharField(
+        max_length=200, help_text="The dotted path of the function the worker runs."
+    )
+    arguments = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=10, choices=State, default=State.QUEUED)
+    summary = models.TextField(
+        blank=True, help_text="What the job did, or why it failed."
+    )
+    page = models.CharField(
+        max_length=300, blank=True, help_text="Where the job's result is shown."
+    )
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="The host and process running it."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="jobs",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = JobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["state"], name="job_state")]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return self.page
+
+    @property
+    def is_done(self):
+        return self.state in {self.State.FINISHED, self.State.FAILED}
+
+    def worker_is_gone(self):
+        """Whether the process that ran this job has died (on this host; a
+        worker elsewhere is trusted until its queue marks the job failed)."""
+        if self.state != self.State.RUNNING or not self.worker:
+            return False
+        host, _, pid = self.worker.rpartition(":")
+        return host == socket.gethostname() and not _alive(int(pid))
+
+
+def _alive(pid):
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped by its
+    parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    # The state follows the command name, which is in parentheses.
+    return stat.rpartition(")")[2].split()[0] != "Z"

@@ -1,0 +1,121 @@
+"""Enqueue a job, run it on a worker, report its progress and keep its result.
+
+A job is a function of keyword arguments (named by its dotted path, so the
+worker imports it) that returns ``(summary, result)``, or raises ValueError
+saying why it refused the work. The summary, a line for editors, is kept with
+the job; the result (any picklable value, an import's
+preview) is kept in the shared cache for the page that shows it. The function
+reports progress with ``progress(done, total)``.
+
+A job's writes are the function's own, which makes each one transaction: a
+worker that dies midway leaves nothing written, and the job is marked failed
+once that is seen (``refresh``).
+"""
+
+import contextvars
+import logging
+import os
+import socket
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from jobs.models import Job
+from jobs.queue import get_queue
+
+logger = logging.getLogger(__name__)
+
+_current = contextvars.ContextVar("job", default=None)
+
+GONE = (
+    "The worker stopped before the job finished (it was killed or the machine "
+    "went down); its work was one transaction, so nothing was written. Start "
+    "it again."
+)
+
+
+def _progress_key(job_id):
+    return f"job:{job_id}:progress"
+
+
+def _result_key(job_id):
+    return f"job:{job_id}:result"
+
+
+def enqueue(*, title, function, arguments, user=None, page="", id=None):
+    """A new job, queued for a worker."""
+    job = Job.objects.create(
+        **({"id": id} if id else {}),
+        title=title,
+        function=function,
+        arguments=arguments,
+        created_by=user,
+        page=page,
+    )
+    get_queue().enqueue(
+        run,
+        str(job.pk),
+        job_id=str(job.pk),
+        result_ttl=0,
+        failure_ttl=settings.JOBS_RESULT_SECONDS,
+        description=title,
+    )
+    return job
+
+
+def run(job_id):
+    """Run the job ``job_id``: what the worker calls."""
+    job = Job.objects.get(pk=job_id)
+    job.state = Job.State.RUNNING
+    job.started_at = timezone.now()
+    job.worker = f"{socket.gethostname()}:{os.getpid()}"
+    job.save(update_fields=["state", "started_at", "worker"])
+    token = _current.set(job_id)
+    try:
+        summary, result = import_string(job.function)(**job.arguments)
+    except ValueError as error:
+        # The job's own refusal (a file it cannot read): told, not logged.
+        job.state = Job.State.FAILED
+        job.summary = str(error)
+    except Exception as error:
+        logger.exception("Job %s (%s) failed", job_id, job.title)
+        job.state = Job.State.FAILED
+        job.summary = f"Failed: {type(error).__name__}: {error}"
+    else:
+        cache.set(_result_key(job_id), result, settings.JOBS_RESULT_SECONDS)
+        job.state = Job.State.FINISHED
+        job.summary = summary
+    finally:
+        _current.reset(token)
+    job.finished_at = timezone.now()
+    job.save(update_fields=["state", "summary", "finished_at"])
+
+
+def progress(done, total):
+    """Report the running job's progress (nothing outside a job)."""
+    job_id = _current.get()
+    if job_id is not None:
+        cache.set(_progress_key(job_id), (done, total), settings.JOBS_RESULT_SECONDS)
+
+
+def progress_of(job):
+    """``(done, total)`` as the job last reported, or None before it did."""
+    return cache.get(_progress_key(job.pk))
+
+
+def result_of(job):
+    """The finished job's result, or None once it has expired."""
+    return cache.get(_result_key(job.pk))
+
+
+def refresh(job):
+    """``job`` as it is now, marked failed if its worker died running it."""
+    job.refresh_from_db()
+    if job.worker_is_gone():
+        job.state = Job.State.FAILED
+        job.summary = GONE
+        job.finished_at = timezone.now()
+        job.save(update_fields=["state", "summary", "finished_at"])
+    return job

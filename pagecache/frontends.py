@@ -1,0 +1,281 @@
+"""Shared caches in front of the site, purged by the keys of what changed.
+
+A cached page tells the shared caches in front (Varnish, a CDN) how long they
+may keep it (``s-maxage``) and which keys it shows: its scopes. When scopes
+expire (``generations.expire``, after the change commits), every configured
+frontend is asked to drop the pages carrying those keys, so a reader's next
+request through it is exact.
+
+Purges run on one background thread of each process: a slow or unreachable
+frontend never holds up the editor's save. A failed purge is retried with a
+growing pause, each failure logged, and logged as an error when it gives up.
+
+``PAGE_CACHE_FRONTENDS`` names the frontends, as ``CACHES`` names caches::
+
+    PAGE_CACHE_FRONTENDS = {
+        "varnish": {"BACKEND": "pagecache.frontends.Varnish",
+                    "LOCATION": "http://127.0.0.1:6081"},
+    }
+
+Fastly and Cloudflare purge by key as Varnish does; CloudFront knows only
+paths, which ``PAGE_CACHE_SCOPE_PATHS`` (the site's function from a scope to
+path patterns) gives.
+"""
+
+import json
+import logging
+import queue
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from functools import cache
+
+import boto3
+from botocore.config import Config
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+logger = logging.getLogger(__name__)
+
+
+class PurgeFailed(Exception):
+    """The frontend did not confirm the purge."""
+
+
+def _send(request, timeout):
+    """The body of the answer to ``request``, or PurgeFailed naming why not."""
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.read()
+    except urllib.error.HTTPError as error:
+        raise PurgeFailed(f"{request.full_url} answered {error.code}") from error
+    except (OSError, ValueError) as error:
+        raise PurgeFailed(f"{request.full_url} unreachable: {error}") from error
+
+
+class Frontend:
+    """One shared cache in front: the header it reads keys from, its purge."""
+
+    # The response header naming a page's keys, and what separates them.
+    key_header = None
+    key_separator = " "
+    # Keys one purge request may name.
+    batch_size = 256
+
+    def __init__(self, *, location="", timeout=5, **options):
+        self.location = location.rstrip("/")
+        self.timeout = timeout
+        self.options = options
+
+    def key_header_value(self, keys):
+        return self.key_separator.join(sorted(keys))
+
+    def purge(self, keys):
+        keys = sorted(keys)
+        for start in range(0, len(keys), self.batch_size):
+            self.purge_batch(keys[start : start + self.batch_size])
+
+    def purge_batch(self, keys):
+        raise NotImplementedError
+
+
+class Varnish(Frontend):
+    """Varnish with the xkey vmod: ``PURGE`` with an ``xkey-purge`` header
+    (deploy/varnish/anthology.vcl answers it)."""
+
+    key_header = "xkey"
+
+    def purge_batch(self, keys):
+        request = urllib.request.Request(
+            self.location + "/",
+            method="PURGE",
+            headers={"xkey-purge": " ".join(keys)},
+        )
+        _send(request, self.timeout)
+
+
+class Fastly(Frontend):
+    """Fastly's purge by surrogate key, up to 256 keys a request."""
+
+    key_header = "Surrogate-Key"
+
+    def purge_batch(self, keys):
+        base = self.location or "https://api.fastly.com"
+        request = urllib.request.Request(
+            f"{base}/service/{self.options['SERVICE_ID']}/purge",
+            method="POST",
+            headers={
+                "Fastly-Key": self.options["API_TOKEN"],
+                "Surrogate-Key": " ".join(keys),
+                "Accept": "application/json",
+            },
+        )
+        _send(request, self.timeout)
+
+
+class Cloudflare(Frontend):
+    """Cloudflare's purge by cache tag (``Cache-Tag``), 30 tags a request."""
+
+    key_header = "Cache-Tag"
+    key_separator = ","
+    batch_size = 30
+
+    def purge_batch(self, keys):
+        base = self.location or "https://api.cloudflare.com/client/v4"
+        request = urllib.request.Request(
+            f"{base}/zones/{self.options['ZONE_ID']}/purge_cache",
+            method="POST",
+            data=json.dumps({"tags": keys}).encode(),
+            headers={
+                "Authorization": f"Bearer {self.options['API_TOKEN']}",
+                "Content-Type": "application/json",
+            },
+        )
+        answer = _send(request, self.timeout)
+        try:
+            success = json.loads(answer).get("success")
+        except (ValueError, AttributeError) as error:
+            raise PurgeFailed(f"Cloudflare answered {answer[:200]!r}") from error
+        if success is not True:
+            raise PurgeFailed(f"Cloudflare refused the purge: {answer[:500]!r}")
+
+
+class CloudFront(Frontend):
+    """Amazon CloudFront's invalidation of paths, signed by boto3; a key
+    becomes the paths ``PAGE_CACHE_SCOPE_PATHS`` gives for it."""
+
+    batch_size = 3000
+
+    def purge_batch(self, keys):
+        paths = sorted({path for key in keys for path in _scope_paths()(key)})
+        if not paths:
+            return
+        try:
+            self._client().create_invalidation(
+                DistributionId=self.options["DISTRIBUTION_ID"],
+                InvalidationBatch={
+                    "Paths": {"Quantity": len(paths), "Items": paths},
+                    "CallerReference": uuid.uuid4().hex,
+                },
+            )
+        except Exception as error:  # botocore's errors share no base class.
+            raise PurgeFailed(f"CloudFront: {error}") from error
+
+    def _client(self):
+        return boto3.client(
+            "cloudfront",
+            endpoint_url=self.location or None,
+            region_name="us-east-1",
+            config=Config(
+                connect_timeout=self.timeout,
+                read_timeout=self.timeout,
+                retries={"max_attempts": 1},
+            ),
+            **{
+                name: self.options[option]
+                for name, option in [
+                    ("aws_access_key_id", "ACCESS_KEY_ID"),
+                    ("aws_secret_access_key", "SECRET_ACCESS_KEY"),
+                ]
+                if self.options.get(option)
+            },
+        )
+
+
+@cache
+def _scope_paths():
+    return import_string(settings.PAGE_CACHE_SCOPE_PATHS)
+
+
+def configured():
+    """The frontends ``PAGE_CACHE_FRONTENDS`` names, made once per settings."""
+    return _configured(json.dumps(settings.PAGE_CACHE_FRONTENDS, sort_keys=True))
+
+
+@cache
+def _configured(spec):
+    frontends = []
+    for options in json.loads(spec).values():
+        options = dict(options)
+        backend = import_string(options.pop("BACKEND"))
+        location = options.pop("LOCATION", "")
+        timeout = options.pop("TIMEOUT", 5)
+        frontends.append(backend(location=location, timeout=timeout, **options))
+    return frontends
+
+
+def key_headers(keys):
+    """The response headers naming ``keys`` for every configured frontend."""
+    return {
+        frontend.key_header: frontend.key_header_value(keys)
+        for frontend in configured()
+        if frontend.key_header
+    }
+
+
+def purge(keys):
+    """Drop the pages carrying ``keys`` from every frontend, in the background."""
+    frontends = configured()
+    if keys and frontends:
+        _purger().put((frontends, frozenset(keys)))
+
+
+def wait():
+    """Return once every purge asked for so far has succeeded or given up."""
+    if _purger.cache_info().currsize:
+        _purger().join()
+
+
+class Purger(queue.Queue):
+    """One thread purging what it is given, retrying each frontend apart."""
+
+    def __init__(self):
+        super().__init__()
+        threading.Thread(target=self._run, name="frontend-purge", daemon=True).start()
+
+    def _run(self):
+        while True:
+            frontends, keys = self.get()
+            try:
+                for frontend in frontends:
+                    purge_with_retries(frontend, keys)
+            except Exception:
+                # A misconfigured frontend must not stop the purges of others.
+                logger.exception("Purge of %s failed", " ".join(sorted(keys)))
+            finally:
+                self.task_done()
+
+
+@cache
+def _purger():
+    return Purger()
+
+
+def purge_with_retries(frontend, keys):
+    """Purge ``keys`` from ``frontend``, retrying; True once it confirmed."""
+    pauses = settings.PAGE_CACHE_PURGE_RETRY_PAUSES
+    for attempt, pause in enumerate([*pauses, None], start=1):
+        try:
+            frontend.purge(keys)
+            return True
+        except PurgeFailed as error:
+            if pause is None:
+                logger.error(
+                    "Purge of %s from %s failed %d times, given up: %s",
+                    " ".join(sorted(keys)),
+                    type(frontend).__name__,
+                    attempt,
+                    error,
+                )
+                return False
+            logger.warning(
+                "Purge from %s failed (attempt %d), retrying in %ss: %s",
+                type(frontend).__name__,
+                attempt,
+                pause,
+                error,
+            )
+            time.sleep(pause)
+    return False

@@ -1,0 +1,114 @@
+"""A publisher imports a CSV through the admin in Chromium: the dry run and
+the import run as background jobs whose pages show their progress and result;
+the public page shows the new document."""
+
+import pytest
+
+from catalogue.models import Document
+from jobs import runner
+from jobs.models import Job
+from tests.browser.test_editorial_journeys import Desk, desk_record, public_text
+from tests.exchange.test_import_csv import csv_text, row
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+__all__ = ["desk_record"]
+
+
+def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
+    browser, live_server, desk_record, tmp_path
+):
+    topic = desk_record["tagged"].topic
+    upload = tmp_path / "new-documents.csv"
+    upload.write_bytes(
+        csv_text(
+            [
+                row(
+                    identifier="LIT-011",
+                    number="11",
+                    title="Pipelines for “long” contexts — a survey",
+                    topic=topic.slug,
+                    tags="memory",
+                )
+            ]
+        )
+    )
+    publisher = Desk(browser, live_server, desk_record["publisher"])
+
+    publisher.go("/admin/catalogue/document/import/")
+    publisher.page.set_input_files("input[type=file]", str(upload))
+    publisher.press("input[type=submit][value=Submit]")
+    assert "/import/jobs/" in publisher.page.url
+    assert publisher.page.locator(".import-summary").inner_text() == (
+        "1 new, 0 updated, 0 unchanged."
+    )
+    publisher.go("/admin/jobs/job/")
+    listed = publisher.page.locator("#result_list tbody tr").first
+    assert "Dry run of new-documents.csv (documents)" in listed.inner_text()
+    assert listed.locator("progress").get_attribute("value") == "1"
+    assert "Checked: 1 new, 0 updated, 0 unchanged." in listed.inner_text()
+    publisher.accessible()
+
+    publisher.page.go_back()
+    publisher.press("input[name=confirm]")
+    assert publisher.page.locator(".import-summary").inner_text() == (
+        "Imported: 1 new, 0 updated, 0 unchanged."
+    )
+    assert Document.objects.get(number=11).status == Document.Status.ACTIVE
+    assert "Pipelines for “long” contexts — a survey" in public_text(
+        browser, live_server, topic.get_absolute_url(), "main"
+    )
+    assert publisher.violations() == []
+
+
+def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
+    browser, live_server, desk_record
+):
+    publisher = desk_record["publisher"]
+    job = Job.objects.create(
+        title="Import of big.csv (documents)",
+        function="exchange.jobs.import_csv",
+        arguments={"dry_run": False},
+        state=Job.State.RUNNING,
+        created_by=publisher,
+    )
+    job.page = f"/admin/catalogue/document/import/jobs/{job.pk}/"
+    job.save()
+    runner.cache.set(runner._progress_key(job.pk), (1250, 5000))
+    desk = Desk(browser, live_server, publisher)
+
+    desk.go(job.page)
+    assert desk.page.locator("progress").get_attribute("value") == "1250"
+    assert desk.page.locator(".job-count").inner_text() == "1250 of 5000 rows read."
+    Job.objects.filter(pk=job.pk).update(
+        state=Job.State.FINISHED, summary="Imported: 5000 new, 0 updated, 0 unchanged."
+    )
+    runner.cache.set(runner._result_key(job.pk), object())
+
+    # The page looks again by itself.
+    desk.page.wait_for_selector(".import-summary", timeout=10_000)
+    assert desk.page.locator(".import-summary").inner_text() == (
+        "Imported: 5000 new, 0 updated, 0 unchanged."
+    )
+    assert desk.violations() == []
+
+
+def test_an_administrator_imports_a_topic_page_as_a_job(
+    browser, live_server, desk_record, seed_path
+):
+    administrator = UserFactory(username="root", is_superuser=True)
+    desk = Desk(browser, live_server, administrator)
+
+    desk.go("/admin/catalogue/topic/")
+    desk.press("text=Import a topic page")
+    desk.page.set_input_files("input[type=file]", str(seed_path))
+    desk.press("input[type=submit][value='Import the page']")
+
+    assert desk.page.locator(".import-summary").inner_text() == (
+        f"Imported {seed_path.name}."
+    )
+    assert "Documents: " in desk.page.locator(".import-report").inner_text()
+    desk.accessible()
+    assert "Distributed optimization" in public_text(browser, live_server, "/", "main")
+    assert desk.violations() == []

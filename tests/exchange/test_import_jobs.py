@@ -1,0 +1,172 @@
+"""The admin's CSV import as background jobs: a dry run, then the import, each
+a job with a page showing its progress and result; the same documents as the
+import run in one go; uploads bounded in size and kept nowhere on disk."""
+
+import csv
+import io
+import tempfile
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.test import override_settings
+from django.urls import reverse
+from import_export.formats.base_formats import CSV
+
+from catalogue.models import Document
+from exchange.resources import DocumentResource
+from jobs import runner
+from jobs.models import Job
+from tests.exchange.test_import_csv import (
+    confirm,
+    csv_text,
+    export_documents,
+    preview,
+    row,
+)
+from tests.factories import TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def rows(count):
+    return [
+        row(
+            identifier=f"LIT-{number:03d}",
+            number=str(number),
+            title=f"Study “{number}” — memory",
+            summary=f"Builds on LIT-{number + 1:03d}.",
+            tags="memory, pipelines",
+            topic="optimisation",
+        )
+        for number in range(1, count + 1)
+    ]
+
+
+def test_the_dry_run_and_the_import_are_jobs_with_pages_and_progress(admin_client):
+    TopicFactory(slug="optimisation")
+    checked = preview(admin_client, csv_text(rows(300)))
+
+    dry_run = Job.objects.get()
+    assert checked.redirect_chain == [(dry_run.page, 302)]
+    assert dry_run.state == Job.State.FINISHED
+    assert dry_run.summary == "Checked: 300 new, 0 updated, 0 unchanged."
+    assert runner.progress_of(dry_run) == (300, 300)
+    assert Document.objects.count() == 0
+    assert "300 new, 0 updated, 0 unchanged." in checked.content.decode()
+
+    confirmed = confirm(admin_client, checked)
+    imported = Job.objects.exclude(pk=dry_run.pk).get()
+    assert confirmed.url == imported.page
+    assert imported.summary == "Imported: 300 new, 0 updated, 0 unchanged."
+    assert Document.objects.count() == 300
+    page = admin_client.get(imported.page).content.decode()
+    assert "Imported: 300 new, 0 updated, 0 unchanged." in page
+    listed = admin_client.get(reverse("admin:jobs_job_changelist")).content.decode()
+    assert "Import of record.csv (documents)" in listed
+    assert '<progress value="300" max="300">' in listed
+
+
+def exported(client):
+    """The export's rows, less the times the import stamps when it runs."""
+    lines = csv.DictReader(io.StringIO(export_documents(client).decode()))
+    return [
+        {k: v for k, v in line.items() if k not in {"created", "last_changed"}}
+        for line in lines
+    ]
+
+
+def test_the_job_writes_what_the_import_in_one_go_writes(admin_client, admin_user):
+    TopicFactory(slug="optimisation")
+    content = csv_text(rows(40))
+    with transaction.atomic():
+        dataset = CSV(encoding="utf-8-sig").create_dataset(content.decode())
+        result = DocumentResource().import_data(dataset, dry_run=False, user=admin_user)
+        assert not result.has_errors() and not result.has_validation_errors()
+        in_one_go = exported(admin_client)
+        transaction.set_rollback(True)
+    assert Document.objects.count() == 0
+
+    confirm(admin_client, preview(admin_client, content))
+
+    assert len(in_one_go) == 40
+    assert exported(admin_client) == in_one_go
+
+
+def test_a_running_jobs_page_shows_its_progress_and_looks_again(admin_client):
+    job = Job.objects.create(
+        title="Import of big.csv (documents)",
+        function="exchange.jobs.import_csv",
+        arguments={"dry_run": False},
+        state=Job.State.RUNNING,
+        created_by=Job._meta.get_field("created_by").related_model.objects.get(),
+    )
+    runner.cache.set(runner._progress_key(job.pk), (1250, 5000))
+
+    page = admin_client.get(
+        reverse("admin:catalogue_document_import_job", args=[job.pk])
+    ).content.decode()
+
+    assert '<progress value="1250" max="5000">' in page
+    assert "1250 of 5000 rows read." in page
+    assert '<meta http-equiv="refresh" content="2">' in page
+
+
+def test_someone_elses_job_page_is_refused(client, admin_client):
+    TopicFactory(slug="optimisation")
+    preview(admin_client, csv_text(rows(1)))
+    other = UserFactory(is_superuser=False, publisher=True)
+    client.force_login(other)
+
+    response = client.get(Job.objects.get().page)
+
+    assert response.status_code == 403
+
+
+def test_a_file_over_the_limit_is_refused_and_nothing_is_kept(admin_client):
+    content = csv_text(rows(30))
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    with override_settings(IMPORT_MAX_BYTES=1024):
+        response = admin_client.post(
+            reverse("admin:catalogue_document_import"),
+            {
+                "format": "0",
+                "import_file": SimpleUploadedFile("big.csv", content),
+                "resource": "0",
+            },
+        )
+
+    assert response.context["form"].errors["import_file"] == [
+        f"big.csv is {len(content) / 1024:.1f}\xa0KB; the import takes files of up "
+        "to 1.0\xa0KB."
+    ]
+    assert Job.objects.count() == 0
+    assert set(Path(tempfile.gettempdir()).iterdir()) == before
+
+
+def test_an_upload_waits_for_its_job_in_the_cache_not_on_disk(admin_client):
+    TopicFactory(slug="optimisation")
+    before = set(Path(tempfile.gettempdir()).iterdir())
+
+    preview(admin_client, csv_text(rows(2)))
+
+    assert set(Path(tempfile.gettempdir()).iterdir()) == before
+    stored = runner.cache.get(
+        "django-import-export-" + Job.objects.get().arguments["file_name"]
+    )
+    assert stored.decode().startswith("identifier,")
+
+
+def test_a_file_that_is_not_csv_we_can_read_is_refused_on_its_jobs_page(
+    admin_client,
+):
+    content = csv_text(rows(2)) + b"," * 40 + b"\n"
+
+    response = preview(admin_client, content)
+
+    assert response.context["form"].errors["import_file"] == [
+        "record.csv is not CSV we can read: a row has more cells than "
+        "the header; nothing was written."
+    ]
+    assert Job.objects.get().state == Job.State.FAILED
