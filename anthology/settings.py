@@ -371,6 +371,10 @@ RQ_QUEUES = {
 # A job is queued once the transaction that made its row commits, so a worker
 # never looks for a job the database does not hold yet.
 RQ = {"COMMIT_MODE": "on_db_commit"}
+# django-rq's dashboard asks only for staff status, and deletes and requeues
+# jobs: it is left out of the admin, which shows jobs through their own model
+# (the `rqinfo` command shows the queue to operators).
+RQ_SHOW_ADMIN_LINK = False
 # The largest file the admin's imports take; a larger upload is refused
 # before anything is read or kept.
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))

@@ -54,10 +54,15 @@ class TopicPageImportMixin:
     import_export_change_list_template = "admin/catalogue/topic/change_list.html"
 
     def has_page_import_permission(self, request):
-        # A page brings documents, new versions included, and topics.
-        return request.user.has_perm(
-            "catalogue.publish_document"
-        ) and request.user.has_perm("catalogue.change_topic")
+        # A page brings documents, new versions included, and makes and
+        # changes topics.
+        return request.user.has_perms(
+            [
+                "catalogue.publish_document",
+                "catalogue.add_topic",
+                "catalogue.change_topic",
+            ]
+        )
 
     def get_urls(self):
         info = self.model._meta.app_label, self.model._meta.model_name

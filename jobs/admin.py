@@ -8,7 +8,7 @@ from jobs.models import Job
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
     """Background jobs, read only: each one's state, progress and result.
-    Everyone sees the jobs they started; those allowed to view jobs, all."""
+    Whoever started a job sees their jobs; those allowed to view jobs, all."""
 
     list_display = ["title", "state", "progress", "summary", "created_by", "created_at"]
     list_filter = ["state"]
@@ -34,7 +34,13 @@ class JobAdmin(admin.ModelAdmin):
         return jobs.filter(created_by=request.user)
 
     def has_module_permission(self, request):
-        return request.user.is_active and request.user.is_staff
+        # Those who may view jobs, and those who started one: never staff
+        # status alone.
+        user = request.user
+        return user.is_active and (
+            user.has_perm("jobs.view_job")
+            or Job.objects.filter(created_by=user).exists()
+        )
 
     def has_view_permission(self, request, obj=None):
         return self.has_module_permission(request) and (

@@ -16,6 +16,9 @@ from taggit.models import Tag
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
 from editorial import workflow
+from exchange.page_import import PAGE_JOB
+from exchange.resources import IMPORT_JOB
+from jobs.models import Job
 from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +27,8 @@ ROLES = ["staff", "editor", "publisher", "superuser"]
 
 # What a GET answers each signed-in role (staff: staff with no permission).
 # Anonymous visitors are sent to log in, everywhere. 405 is a page that only
-# takes a POST (the imports, whose POSTs are checked below).
+# takes a POST (the imports, whose POSTs are checked below); 302 a page of an
+# object its admin does not show this role (another's job), sent to the index.
 PAGES = """
 admin:index                                   200 200 200 200
 admin:password_change                         200 200 200 200
@@ -43,6 +47,7 @@ admin:catalogue_document_version              403 200 200 200
 admin:catalogue_document_withdraw             403 403 200 200
 admin:catalogue_document_import               403 403 200 200
 admin:catalogue_document_process_import       405 405 405 405
+admin:catalogue_document_import_job           403 403 200 200
 admin:catalogue_decisionrecord_changelist     403 200 200 200
 admin:catalogue_decisionrecord_add            403 403 200 200
 admin:catalogue_decisionrecord_change         403 200 200 200
@@ -63,6 +68,9 @@ admin:catalogue_topic_auditlog                403 200 200 200
 admin:catalogue_topic_delete                  403 403 403 200
 admin:catalogue_topic_import                  403 403 403 200
 admin:catalogue_topic_process_import          405 405 405 405
+admin:catalogue_topic_import_job              403 403 403 200
+admin:catalogue_topic_import_page             403 403 403 200
+admin:catalogue_topic_import_page_job         403 403 403 200
 admin:catalogue_preface_changelist            403 200 200 200
 admin:catalogue_preface_add                   403 403 403 403
 admin:catalogue_preface_change                403 200 200 200
@@ -111,6 +119,11 @@ admin:axes_accessfailurelog_add               403 403 403 403
 admin:axes_accessfailurelog_change            403 403 403 200
 admin:axes_accessfailurelog_history           403 403 403 200
 admin:axes_accessfailurelog_delete            403 403 403 200
+admin:jobs_job_changelist                     403 403 200 200
+admin:jobs_job_add                            403 403 403 403
+admin:jobs_job_change                         403 403 200 200
+admin:jobs_job_history                        302 302 200 200
+admin:jobs_job_delete                         403 403 403 403
 catalogue:export-documents                    403 200 200 200
 catalogue:export-topics                       403 200 200 200
 catalogue:export-decision-records             403 200 200 200
@@ -142,6 +155,7 @@ ACTIONS = {
     "axes.AccessAttempt": {"superuser": "cleanup_expired_attempts delete_selected"},
     "catalogue.BrokenReference": {},
     "auditlog.LogEntry": {},
+    "jobs.Job": {},
 }
 # Every other model: only the superuser may delete in bulk.
 DELETE_ONLY = {"superuser": "delete_selected"}
@@ -201,7 +215,27 @@ def record(people):
     )
     AccessLog.objects.create(username="x", ip_address="192.0.2.1")
     AccessFailureLog.objects.create(username="x", ip_address="192.0.2.1")
+    # A publisher's dry run and a superuser's page import, both failed.
+    Job.objects.create(
+        title="Dry run of record.csv",
+        function=IMPORT_JOB,
+        state=Job.State.FAILED,
+        summary="Line 1 is not UTF-8 text.",
+        arguments={"file_name": "x", "original_name": "record.csv", "dry_run": True},
+        created_by=publisher,
+    )
+    Job.objects.create(
+        title="Import of the topic page page.txt",
+        function=PAGE_JOB,
+        state=Job.State.FAILED,
+        summary="Line 1: no table.",
+        created_by=people["superuser"],
+    )
     return document
+
+
+# Which object a model's pages show, where the first would not do.
+FIRST = {Job: {"function": IMPORT_JOB}}
 
 
 def url_for(name, document):
@@ -212,10 +246,17 @@ def url_for(name, document):
     model, route = model_routes()[name]
     kwargs = {}
     if "object_id" in route or "<id>" in route:
-        obj = document if model is Document else model._default_manager.first()
+        obj = (
+            document
+            if model is Document
+            else model._default_manager.filter(**FIRST.get(model, {})).first()
+        )
         kwargs["object_id" if "object_id" in route else "id"] = obj.pk
     if "<int:number>" in route:
         kwargs["number"] = 1
+    if "<uuid:job_id>" in route:
+        function = PAGE_JOB if "import_page" in name else IMPORT_JOB
+        kwargs["job_id"] = Job.objects.get(function=function).pk
     return reverse(name, kwargs=kwargs)
 
 
@@ -270,13 +311,15 @@ TOPIC_CSV = (
 def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(
     client, people, model, role
 ):
-    """A preview for a permitted role is replayed as the forged confirmation
-    of every role; only the permitted ones write anything."""
+    """A superuser's dry run is replayed as the forged confirmation of every
+    role; only the permitted ones start a job, and only the superuser's own
+    dry run is confirmed."""
     client.force_login(people["superuser"])
     upload = SimpleUploadedFile("topics.csv", TOPIC_CSV.encode(), "text/csv")
     preview = client.post(
         reverse("admin:catalogue_topic_import"),
         {"format": "0", "import_file": upload, "resource": "0"},
+        follow=True,  # To the dry run's job page; tests run jobs at once.
     )
     confirmation = preview.context["confirm_form"].initial
     client.force_login(people[role])
@@ -291,7 +334,7 @@ def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(
         reverse(f"admin:catalogue_{model}_process_import"), confirmation
     )
 
-    assert previewed.status_code == (200 if allowed else 403)
+    assert previewed.status_code == (302 if allowed else 403)
     assert confirmed.status_code != 403 if allowed else confirmed.status_code == 403
     written = Topic.objects.filter(slug="overwritten").exists()
     assert written == (allowed and model == "topic")
