@@ -4,14 +4,13 @@
 import uuid
 
 from django import forms
-from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
-from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from exchange import jobs as import_jobs
+from exchange.uploads import upload_bytes
 from jobs import runner
 from jobs.models import Job
 
@@ -26,23 +25,7 @@ class TopicPageForm(forms.Form):
 
     def clean_page(self):
         upload = self.cleaned_data["page"]
-        limit = settings.IMPORT_MAX_BYTES
-        if upload.size > limit:
-            raise ValidationError(
-                f"{upload.name} is {filesizeformat(upload.size)}; the import "
-                f"takes files of up to {filesizeformat(limit)}.",
-                code="too_large",
-            )
-        data = b"".join(upload.chunks())
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data.count(b"\n", 0, error.start) + 1
-            raise ValidationError(
-                f"Line {line} is not UTF-8 text (byte {data[error.start]:#04x}); "
-                "save the page as UTF-8.",
-                code="encoding",
-            ) from error
+        data = upload_bytes(upload, encoding="utf-8", save_as="page as UTF-8")
         upload.data = data
         return upload
 

@@ -9,11 +9,9 @@ writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 import datetime
 import uuid
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect
-from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -32,6 +30,7 @@ from catalogue.models import Document, DocumentVersion, Registry, Topic
 from exchange import jobs as import_jobs
 from exchange import progress
 from exchange.exports import DOCUMENT_COLUMNS, restore
+from exchange.uploads import upload_bytes
 from exchange.writer import DocumentWrite, DocumentWriter
 from jobs import runner
 from jobs.models import Job
@@ -459,24 +458,7 @@ class CSVImportForm(ImportForm):
 
     def clean_import_file(self):
         upload = self.cleaned_data["import_file"]
-        limit = settings.IMPORT_MAX_BYTES
-        if upload.size > limit:
-            raise ValidationError(
-                f"{upload.name} is {filesizeformat(upload.size)}; the import "
-                f"takes files of up to {filesizeformat(limit)}.",
-                code="too_large",
-            )
-        data = b"".join(upload.chunks())
-        try:
-            data.decode(import_jobs.ENCODING)
-        except UnicodeDecodeError as error:
-            line = error.object[: error.start].count(b"\n") + 1
-            byte = error.object[error.start]
-            raise ValidationError(
-                f"Line {line} is not UTF-8 text (byte {byte:#04x}); "
-                "save the file as UTF-8 CSV.",
-                code="encoding",
-            ) from error
+        upload_bytes(upload, encoding=import_jobs.ENCODING, save_as="file as UTF-8 CSV")
         return upload
 
 
