@@ -72,8 +72,9 @@ bench-serve: $(VENV)/.installed-dev
 	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
-## under load, cache flooding (bench/results/load.md); LOAD_PHASES picks phases
-LOAD_PHASES ?= steady,postgresql,redis,downloads,flood
+## under load, cache flooding, slow clients with and without Varnish in front
+## (bench/results/load.md); LOAD_PHASES picks phases
+LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
 

@@ -10,7 +10,7 @@ the same mix of topic pages, document pages and searches:
 3. Redis stopped halfway through: pages keep coming from the database, and
    the cache fills again once Redis is back.
 
-Then two hostile ones, which restart nothing:
+Then three hostile ones, which restart nothing:
 
 4. citation downloads under load: a cached topic page's median latency for
    one reader alone, then while four clients download a search's citations
@@ -18,10 +18,14 @@ Then two hostile ones, which restart nothing:
    answer): a download holds a thousand entries at most;
 5. cache flooding: clients request topic pages with a random ``utm_source``
    each; the new entries in Redis per thousand requests say whether unknown
-   parameters make new cached pages.
+   parameters make new cached pages;
+6. slow clients: more half-sent requests than gunicorn has workers, held
+   open, then one reader's requests for ``--seconds / 2``: sent to gunicorn
+   directly, then through varnishd with the production VCL
+   (deploy/varnish/), which buffers requests before they reach a worker.
 
 Phases 2 and 3 restart this machine's PostgreSQL and Redis, so run them on a
-machine of their own (not while tests run); ``--phases downloads,flood``
+machine of their own (not while tests run); ``--phases downloads,flood,slow``
 runs only the hostile ones. Figures go to bench/results/load.md.
 
     make bench-load            # or: python bench/load_faults.py --seconds 60
@@ -32,8 +36,11 @@ import http.client
 import os
 import platform
 import random
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -42,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 RESULTS = ROOT / "bench" / "results" / "load.md"
 PORT = 8050
+SLOW_FRONT = 8051
 REDIS_URL = "redis://127.0.0.1:6379/7"
 REDIS_START = [
     "redis-server",
@@ -276,7 +284,89 @@ def cache_flood(topics, seconds):
     ]
 
 
-PHASES = ["steady", "postgresql", "redis", "downloads", "flood"]
+def start_varnish(work):
+    """varnishd with the production VCL in front of the site, on SLOW_FRONT."""
+    (work / "backend.vcl").write_text(
+        f'backend default {{ .host = "127.0.0.1"; .port = "{PORT}"; }}\n'
+    )
+    varnishd = shutil.which("varnishd") or "/usr/sbin/varnishd"
+    return subprocess.Popen(
+        [
+            *(varnishd, "-F", "-a", f"127.0.0.1:{SLOW_FRONT}", "-n", str(work / "v")),
+            *("-f", str(ROOT / "deploy" / "varnish" / "anthology.vcl")),
+            *("-p", f"vcl_path={work}:{ROOT / 'deploy' / 'varnish'}"),
+            *("-s", "malloc,256m", "-T", "none", "-j", "none"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def reader_beside_slow_clients(port, path, slow_clients, seconds):
+    """(answered, failed, median seconds) of one reader's requests to
+    ``port`` while ``slow_clients`` half-sent requests are held open."""
+    held = []
+    for _ in range(slow_clients):
+        connection = socket.create_connection(("127.0.0.1", port))
+        connection.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0".encode())
+        held.append(connection)
+    answered, failed, times = 0, 0, []
+    deadline = time.perf_counter() + seconds
+    try:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                connection.request("GET", path)
+                ok = connection.getresponse().status == 200
+                connection.close()
+            except OSError:
+                ok = False
+            answered, failed = answered + ok, failed + (not ok)
+            if ok:
+                times.append(time.perf_counter() - started)
+    finally:
+        for connection in held:
+            connection.close()
+    times.sort()
+    return answered, failed, times[len(times) // 2] if times else float("nan")
+
+
+def slow_clients(args, topic):
+    slow = args.workers * 4
+    work = Path(tempfile.mkdtemp(prefix="bench-slow-"))
+    varnish = start_varnish(work)
+    try:
+        for _ in range(100):
+            try:
+                http.client.HTTPConnection("127.0.0.1", SLOW_FRONT, timeout=2).request(
+                    "GET", topic
+                )
+                break
+            except OSError:
+                time.sleep(0.1)
+        rows = []
+        for label, port in [
+            ("to gunicorn directly", PORT),
+            ("through Varnish", SLOW_FRONT),
+        ]:
+            seconds = args.seconds / 2
+            answered, failed, median = reader_beside_slow_clients(
+                port, topic, slow, seconds
+            )
+            rows.append(
+                f"| a reader beside {slow} slow clients, {label} | "
+                f"{answered + failed} | {failed} | {answered / seconds:.1f}/s | "
+                f"{median * 1000:.0f} ms median |"
+            )
+        return rows
+    finally:
+        varnish.terminate()
+        varnish.wait(30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+PHASES = ["steady", "postgresql", "redis", "downloads", "flood", "slow"]
 
 
 def main():
@@ -317,6 +407,9 @@ def main():
         if "flood" in phases:
             print("Phase 5: cache flood", flush=True)
             lines += cache_flood(paths[0], half)
+        if "slow" in phases:
+            print("Phase 6: slow clients", flush=True)
+            lines += slow_clients(args, paths[0][0])
     finally:
         server.terminate()
         server.wait(30)
