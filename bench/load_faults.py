@@ -26,7 +26,8 @@ Then three hostile ones, which restart nothing:
 
 Phases 2 and 3 restart this machine's PostgreSQL and Redis, so run them on a
 machine of their own (not while tests run); ``--phases downloads,flood,slow``
-runs only the hostile ones. Figures go to bench/results/load.md.
+runs only the hostile ones. Figures go to bench/results/load.md, those of
+some phases to load-<phases>.md beside it.
 
     make bench-load            # or: python bench/load_faults.py --seconds 60
 """
@@ -123,8 +124,9 @@ class Load:
     """``clients`` threads requesting the mix until stopped; every answer kept
     as (finished at, seconds taken, ok)."""
 
-    def __init__(self, clients, paths, weights=(4, 4, 2)):
+    def __init__(self, clients, paths, weights=(4, 4, 2), expected=200):
         self.clients, self.paths, self.weights = clients, paths, list(weights)
+        self.expected = expected
         self.results, self.lock = [], threading.Lock()
         self.stopping = threading.Event()
 
@@ -144,7 +146,7 @@ class Load:
                 connection.request("GET", path)
                 response = connection.getresponse()
                 response.read()
-                ok = response.status == 200
+                ok = response.status == self.expected
                 if response.getheader("Connection", "").lower() == "close":
                     connection.close()
                     connection = None
@@ -273,13 +275,15 @@ def cache_flood(topics, seconds):
         for _ in range(4000)
     ]
     before = redis_keys()
-    with Load(8, [flood], weights=[1]) as load:
+    # Answered by a redirect to the page without the parameter.
+    with Load(8, [flood], weights=[1], expected=301) as load:
         time.sleep(seconds)
     grown = redis_keys() - before
     requests = len(load.results)
     return [
         f"| cache flood, random utm_source | {requests} | {len(load.failures())} | "
-        f"{grown * 1000 / max(requests, 1):.0f} new entries per 1,000 requests | "
+        f"{grown * 1000 / max(requests, 1):.0f} new entries per 1,000 requests, "
+        f"{requests / seconds:.0f}/s | "
         f"{load.median() * 1000:.0f} ms median |"
     ]
 
@@ -492,10 +496,17 @@ def write_report(args, lines):
             "",
         ]
     )
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(report, encoding="utf-8")
+    # A run of some phases keeps the full run's figures: it writes its own file.
+    phases = args.phases.split(",")
+    results = (
+        RESULTS
+        if set(phases) == set(PHASES)
+        else RESULTS.with_name(f"load-{'-'.join(phases)}.md")
+    )
+    results.parent.mkdir(exist_ok=True)
+    results.write_text(report, encoding="utf-8")
     print(report)
-    print(f"Written to {RESULTS.relative_to(ROOT)}")
+    print(f"Written to {results.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
