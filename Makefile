@@ -48,9 +48,11 @@ serve: $(VENV)/.installed
 worker: $(VENV)/.installed
 	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
 
-## test: the full test suite (on DATABASE_URL's database, SQLite by default)
+## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
+## TEST_WORKERS processes (pytest-xdist), each with its own test database
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 ## lint: what CI checks besides the tests
 lint: $(VENV)/.installed-dev
