@@ -17,9 +17,7 @@ def issue_number(*, registry):
     into account.
     """
     with transaction.atomic():
-        locked = Registry.objects.select_for_update().get(pk=registry.pk)
-        in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
-        highest = max(locked.last_number, in_use)
+        locked, highest = _locked_with_highest(registry)
         if highest >= MAX_NUMBER:
             raise ValidationError(
                 f"Registry {locked.prefix} has issued its last number, {MAX_NUMBER}.",
@@ -40,9 +38,7 @@ def check_unissued(*, registry, number):
             "out of range.",
             code="number_out_of_range",
         )
-    locked = Registry.objects.select_for_update().get(pk=registry.pk)
-    in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
-    highest = max(locked.last_number, in_use)
+    _, highest = _locked_with_highest(registry)
     if number <= highest:
         raise ValidationError(
             f"{registry.prefix}-{number:03d} was issued before ({registry.prefix} "
@@ -50,6 +46,14 @@ def check_unissued(*, registry, number):
             "blank for the next one.",
             code="number_issued",
         )
+
+
+def _locked_with_highest(registry):
+    """The registry's row, locked until the transaction ends, and the highest
+    number it has issued: its mark, or a higher one a bulk load wrote."""
+    locked = Registry.objects.select_for_update().get(pk=registry.pk)
+    in_use = locked.documents.aggregate(highest=Max("number"))["highest"] or 0
+    return locked, max(locked.last_number, in_use)
 
 
 def mark_issued(*, registry, number):
