@@ -59,19 +59,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def static_root(tmp_path_factory):
-    """Collected static files, as `make serve` makes them."""
-    root = tmp_path_factory.mktemp("static")
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
-        cwd=ROOT,
-        env={**os.environ, "STATIC_ROOT": str(root)},
-        check=True,
-    )
-    return root
-
-
-@pytest.fixture
 def instances(static_root):
     """Two gunicorn processes on their own ports, sharing the test database and
     a Redis key prefix of this run's own; always stopped, keys removed."""

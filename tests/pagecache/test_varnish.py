@@ -78,18 +78,6 @@ def pipe(source, destination):
         pass
 
 
-@pytest.fixture(scope="module")
-def static_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("static")
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
-        cwd=ROOT,
-        env={**os.environ, "STATIC_ROOT": str(root)},
-        check=True,
-    )
-    return root
-
-
 @pytest.fixture
 def varnished(static_root, tmp_path, django_db_blocker):
     """gunicorn (one sync worker) behind varnishd on ports of their own; the
@@ -97,7 +85,7 @@ def varnished(static_root, tmp_path, django_db_blocker):
     from django.db import connection
 
     db = connection.settings_dict
-    prefix = f"anthology-wt15-varnish-{os.getpid()}-{tmp_path.name}"
+    prefix = f"anthology-test-varnish-{os.getpid()}-{tmp_path.name}"
     site, front, purge_port = free_port(), free_port(), free_port()
     (tmp_path / "backend.vcl").write_text(
         f'backend default {{ .host = "127.0.0.1"; .port = "{site}"; }}\n'
