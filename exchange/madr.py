@@ -238,6 +238,22 @@ def parse_decision(name, text):
     return parsed, problems
 
 
+class _FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a timestamp naming no real day
+    (``2025-13-01``) is the text it is written as, for the date to be read
+    as any other unreadable date."""
+
+
+def _timestamp_or_text(loader, node):
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
+
+
 def _front_matter(parsed, lines, problems):
     """The front matter's mapping and the index of the line after it."""
     if not lines or lines[0].rstrip("\r") != "---":
@@ -249,7 +265,7 @@ def _front_matter(parsed, lines, problems):
         problems.append(parsed.problem(1, "the front matter (---) is never closed"))
         return {}, len(lines)
     try:
-        front = yaml.safe_load("\n".join(lines[1:end])) or {}
+        front = yaml.load("\n".join(lines[1:end]), Loader=_FrontMatterLoader) or {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark else 1

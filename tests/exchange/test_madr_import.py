@@ -472,6 +472,21 @@ def test_an_unreadable_date_stays_in_the_text_with_a_note(tmp_path):
     )
 
 
+def test_a_front_matter_date_naming_no_day_is_kept_as_written_with_a_note(tmp_path):
+    folder = write_folder(
+        tmp_path,
+        {"0071-b.md": "---\nstatus: accepted\ndate: 2025-13-01\n---\n# B\n"},
+    )
+
+    report = run(folder)
+
+    decision = DecisionRecord.objects.get()
+    assert (decision.decided_on, decision.metadata) == (None, {"date": "2025-13-01"})
+    assert (
+        "0071-b.md, line 3: date '2025-13-01' is not a date; kept as written" in report
+    )
+
+
 def test_structural_problems_refuse_the_folder_each_named_once(tmp_path):
     folder = write_folder(
         tmp_path,
