@@ -43,11 +43,37 @@ sub vcl_recv {
     }
     # A reader's other cookies (a CSRF token) change nothing on a public page.
     unset req.http.Cookie;
+    # The site answers in gzip or plain (Vary: Accept-Encoding), and so does
+    # Varnish: it keeps one copy of a page for the clients that take gzip and
+    # one for those that do not, each as it is sent, rather than unpacking
+    # the gzip copy for every plain answer. The test is the site's own
+    # (Django's GZipMiddleware).
+    unset req.http.X-Plain;
+    if (req.http.Accept-Encoding !~ "\bgzip\b") {
+        set req.http.X-Plain = "1";
+    }
     if (std.healthy(req.backend_hint)) {
         # While the site answers, nothing past its lifetime is served.
         set req.grace = 0s;
     }
     return (hash);
+}
+
+sub vcl_hash {
+    # Varnish reads Vary: Accept-Encoding as satisfied by its gzip copy; the
+    # plain copy is another object.
+    if (req.http.X-Plain) {
+        hash_data("plain");
+    }
+}
+
+sub vcl_backend_fetch {
+    # Varnish asks the site for gzip whatever the client takes; a plain copy
+    # is asked for plainly.
+    if (bereq.http.X-Plain) {
+        unset bereq.http.Accept-Encoding;
+    }
+    unset bereq.http.X-Plain;
 }
 
 sub vcl_backend_response {

@@ -3,6 +3,7 @@ are kept by Varnish until a change purges their keys, so every change shows
 on the next request through it; editors pass through; slow clients wait in
 Varnish, not in gunicorn's workers."""
 
+import gzip
 import os
 import shutil
 import socket
@@ -163,6 +164,16 @@ def through(base, path, cookie=None):
         return response.read().decode(), response.headers
 
 
+def raw(base, path, accept_encoding):
+    """The bytes and headers of ``path`` for a client sending ``accept_encoding``
+    (``urllib`` unpacks nothing)."""
+    request = urllib.request.Request(
+        base + path, headers={"Accept-Encoding": accept_encoding}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.read(), response.headers
+
+
 def warm(base, path):
     """Read ``path`` until Varnish serves it from its cache; the page."""
     through(base, path)
@@ -242,6 +253,46 @@ def test_every_kind_of_change_shows_on_the_next_request_through_varnish(
         "/decisions/ADR-026/",
     )
     assert "Numbers are never reused" in page
+
+
+def test_gzip_and_plain_readers_each_get_a_kept_copy_as_the_site_sent_it(
+    editorial_groups, varnished
+):
+    varnished["open_purges"]()
+    front, site = varnished["front"], varnished["site"]
+    topic = TopicFactory(slug="distributed")
+    DocumentFactory.create_batch(3, topic=topic, summary="Sharded – “exactly” ×2.")
+    draft = DocumentFactory(topic=topic, draft=True, title="Published meanwhile")
+    path = "/topics/distributed/"
+    browser = "gzip, deflate, br"
+
+    answers = {
+        encoding: [raw(front, path, encoding) for _ in range(2)]
+        for encoding in [browser, "identity"]
+    }
+    _, site_headers = raw(site, path, "identity")
+
+    (_, first), (zipped, kept_zipped) = answers[browser]
+    assert (first["X-Cache"], kept_zipped["X-Cache"]) == ("MISS", "HIT")
+    assert kept_zipped["Content-Encoding"] == "gzip"
+    (_, first), (plain, kept_plain) = answers["identity"]
+    assert (first["X-Cache"], kept_plain["X-Cache"]) == ("MISS", "HIT")
+    assert kept_plain["Content-Encoding"] is None
+    assert gzip.decompress(zipped) == plain
+    # Varnish weakens the ETag of a copy it unpacks on the way out: both are
+    # the site's own.
+    assert kept_plain["ETag"] == kept_zipped["ETag"] == site_headers["ETag"]
+
+    editor = publisher_on(site)
+    editor.post(
+        "/admin/catalogue/document/",
+        {"action": "publish_action", "_selected_action": [draft.pk], "index": 0},
+    )
+
+    # One purge drops both copies.
+    assert eventually(lambda: b"Published meanwhile" in raw(front, path, "identity")[0])
+    zipped, _ = raw(front, path, browser)
+    assert b"Published meanwhile" in gzip.decompress(zipped)
 
 
 def test_an_editors_session_never_gets_or_poisons_a_kept_page(
