@@ -28,6 +28,13 @@ class DocumentVersion(CitedText):
             at_least_one("number", "document_version_number_positive"),
         ]
         ordering = ["document", "-number"]
+        indexes = [
+            # The feeds list the newest versions first: read from this index,
+            # not sorted from every version of the record.
+            models.Index(
+                fields=["-published_at", "-id"], name="version_publication_order"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.document.identifier} v{self.number}"

@@ -6,11 +6,13 @@ counts were taken at 50 and are held at 2,000.
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
-from catalogue.models import Document, DocumentVersion, Preface, Reference
+from catalogue.models import Document, DocumentVersion, Preface, Reference, Topic
+from public.feeds import DocumentVersionFeed, TopicFeed
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -129,3 +131,21 @@ def test_every_admin_list_costs_the_same_queries_at_50_and_2000_documents(
             response = admin_client.get(reverse(f"admin:{model}_changelist"))
         assert response.status_code == 200, model
     assert User.objects.count() == 1
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's plans are read"
+)
+def test_the_feeds_read_the_newest_versions_from_an_index_not_a_sort():
+    fill(2000)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+    plans = [
+        DocumentVersionFeed().items().explain(),
+        TopicFeed().items(Topic.objects.get(slug="busy")).explain(),
+    ]
+
+    for plan in plans:
+        assert "version_publication_order" in plan
+        assert "Sort" not in plan
