@@ -36,6 +36,9 @@ JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
               else redis://127.0.0.1:6379/0)
 JOBS_QUEUE    the queue's name (default "anthology")
 IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
+IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
+IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
+              (default 256 MiB)
 """
 
 import os
@@ -378,5 +381,11 @@ RQ_SHOW_ADMIN_LINK = False
 # The largest file the admin's imports take; a larger upload is refused
 # before anything is read or kept.
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))
+# A decision folder's archive is unpacked only within these bounds (a zip
+# bomb stops at them): entries in the archive, bytes of its folder unpacked.
+IMPORT_MAX_FILES = int(os.environ.get("IMPORT_MAX_FILES", "10000"))
+IMPORT_MAX_UNPACKED_BYTES = int(
+    os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(256 * 1024 * 1024))
+)
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600

@@ -10,7 +10,15 @@ class JobAdmin(admin.ModelAdmin):
     """Background jobs, read only: each one's state, progress and result.
     Whoever started a job sees their jobs; those allowed to view jobs, all."""
 
-    list_display = ["title", "state", "progress", "summary", "created_by", "created_at"]
+    list_display = [
+        "title",
+        "state",
+        "progress",
+        "summary",
+        "result_page",
+        "created_by",
+        "created_at",
+    ]
     list_filter = ["state"]
     list_select_related = ["created_by"]
     readonly_fields = [
@@ -78,8 +86,8 @@ class JobAdmin(admin.ModelAdmin):
             total,
         )
 
-    @admin.display(description="Result")
+    @admin.display(description="Its page")
     def result_page(self, job):
         if not job.page:
             return "—"
-        return format_html('<a href="{}">Open the job’s page</a>', job.page)
+        return format_html('<a href="{}" class="job-page">Open its page</a>', job.page)
