@@ -39,6 +39,8 @@ IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
 IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
 IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
               (default 256 MiB)
+BACKUP_DIR    where backups started from the admin are kept (default
+              backups/ in the checkout; the same place for every worker)
 """
 
 import os
@@ -182,10 +184,23 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `make serve` runs collectstatic: names carry a hash of the contents, so
 # WhiteNoise serves them compressed with a year's cache lifetime.
+BACKUP_DIR = Path(os.environ.get("BACKUP_DIR", BASE_DIR / "backups"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+    # Backups started from the admin, written by a worker, downloaded through
+    # a web process: a directory both reach, or any Django storage they share
+    # (an S3-compatible one through django-storages). They hold password
+    # hashes: readable by this account only.
+    "backups": {
+        "BACKEND": "exchange.backups.BackupFileSystemStorage",
+        "OPTIONS": {
+            "location": BACKUP_DIR,
+            "file_permissions_mode": 0o600,
+            "directory_permissions_mode": 0o700,
+        },
     },
 }
 

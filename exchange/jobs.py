@@ -1,17 +1,19 @@
-"""Imports run as background jobs (``jobs.runner``): each reads its upload
-from the shared cache, reports its progress by row or file and is one
-transaction."""
+"""Imports and backups run as background jobs (``jobs.runner``): an import
+reads its upload from the shared cache, reports its progress by row or file
+and is one transaction; a backup reports the rows it has written and is kept
+only once whole."""
 
 import tempfile
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
 from django.utils.module_loading import import_string
 from import_export.formats.base_formats import CSV
 from import_export.tmp_storages import CacheStorage
 from tablib.exceptions import InvalidDimensions
 
-from exchange import archives, progress, topic_page_format
+from exchange import archives, backups, progress, topic_page_format
 from exchange.decision_folders import import_decisions
 from exchange.importers import import_topic_text
 from exchange.problems import ImportRefused
@@ -111,6 +113,13 @@ def import_decision_folder(*, file_name, original_name, user_id):
     storage.remove()
     counts = str(report).splitlines()[0]
     return f"Imported {original_name} ({found.where}). {counts}", str(report)
+
+
+def write_backup():
+    """Write a backup of the whole record to the backups storage."""
+    with progress.reporting(runner.progress):
+        backup = backups.write_backup()
+    return f"Wrote {backup.name} ({filesizeformat(backup.size)}).", backup
 
 
 def read_csv(data, name):

@@ -9,6 +9,7 @@ when it is written, not found by the next attacker.
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
@@ -16,6 +17,8 @@ from taggit.models import Tag
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
 from editorial import workflow
+from exchange.backup_admin import BACKUP_JOB
+from exchange.backups import backup_storage
 from exchange.folder_import import FOLDER_JOB
 from exchange.page_import import PAGE_JOB
 from exchange.resources import IMPORT_JOB
@@ -127,6 +130,9 @@ admin:jobs_job_add                            403 403 403 403
 admin:jobs_job_change                         403 403 200 200
 admin:jobs_job_history                        302 302 200 200
 admin:jobs_job_delete                         403 403 403 403
+admin:backups                                 403 403 403 200
+admin:backup_job                              403 403 403 200
+admin:backup_download                         403 403 403 200
 catalogue:export-documents                    403 200 200 200
 catalogue:export-topics                       403 200 200 200
 catalogue:export-decision-records             403 200 200 200
@@ -212,8 +218,11 @@ def people():
     }
 
 
+BACKUP = "anthology-2026-01-31-093000.json"
+
+
 @pytest.fixture
-def record(people):
+def record(people, backup_dir):
     """One of everything the admin shows; LIT-004 published, tagged, filed
     and with a pending revision, so its review and version pages have work."""
     publisher = people["publisher"]
@@ -247,7 +256,7 @@ def record(people):
         summary="Line 1: no table.",
         created_by=people["superuser"],
     )
-    # A publisher's folder import.
+    # A publisher's folder import, and a superuser's backup, finished and kept.
     Job.objects.create(
         title="Import of the decision folder adr.zip (adr/)",
         function=FOLDER_JOB,
@@ -255,6 +264,14 @@ def record(people):
         summary="adr.zip holds no decision files.",
         created_by=publisher,
     )
+    Job.objects.create(
+        title="Backup of the whole record",
+        function=BACKUP_JOB,
+        state=Job.State.FINISHED,
+        summary=f"Wrote {BACKUP}.",
+        created_by=people["superuser"],
+    )
+    backup_storage().save(BACKUP, ContentFile(b"{}"))
     return document
 
 
@@ -266,6 +283,7 @@ FIRST = {Job: {"function": IMPORT_JOB}}
 JOB_PAGES = {
     "import_page": PAGE_JOB,
     "import_folder": FOLDER_JOB,
+    "backup_job": BACKUP_JOB,
 }
 
 
@@ -293,6 +311,8 @@ def url_for(name, document):
             (job for page, job in JOB_PAGES.items() if page in name), IMPORT_JOB
         )
         kwargs["job_id"] = Job.objects.get(function=function).pk
+    if "<str:name>" in route:
+        kwargs["name"] = BACKUP
     return reverse(name, kwargs=kwargs)
 
 
