@@ -80,11 +80,12 @@ def start_worker(queue):
     }
     workers = []
 
-    def start():
+    def start(**settings):
+        """A worker, with ``settings`` in its environment besides the test's."""
         worker = subprocess.Popen(
             [sys.executable, "manage.py", "rqworker", queue],
             cwd=ROOT,
-            env=env,
+            env={**env, **settings},
             start_new_session=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
