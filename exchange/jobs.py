@@ -119,7 +119,7 @@ def write_backup():
     """Write a backup of the whole record to the backups storage."""
     with progress.reporting(runner.progress):
         backup = backups.write_backup()
-    return f"Wrote {backup.name} ({filesizeformat(backup.size)}).", backup
+    return f"Wrote the backup {backup.name} ({filesizeformat(backup.size)}).", backup
 
 
 def read_csv(data, name):

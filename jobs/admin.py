@@ -10,15 +10,17 @@ class JobAdmin(admin.ModelAdmin):
     """Background jobs, read only: each one's state, progress and result.
     Whoever started a job sees their jobs; those allowed to view jobs, all."""
 
+    # A job's title leads to its page (its progress, then its result); its
+    # time, to the details kept of it here.
     list_display = [
-        "title",
+        "title_link",
         "state",
         "progress",
         "summary",
-        "result_page",
         "created_by",
         "created_at",
     ]
+    list_display_links = ["created_at"]
     list_filter = ["state"]
     list_select_related = ["created_by"]
     readonly_fields = [
@@ -86,8 +88,14 @@ class JobAdmin(admin.ModelAdmin):
             total,
         )
 
-    @admin.display(description="Its page")
+    @admin.display(description="Job", ordering="title")
+    def title_link(self, job):
+        if not job.page:
+            return job.title
+        return format_html('<a href="{}" class="job-page">{}</a>', job.page, job.title)
+
+    @admin.display(description="Result")
     def result_page(self, job):
         if not job.page:
             return "—"
-        return format_html('<a href="{}" class="job-page">Open its page</a>', job.page)
+        return format_html('<a href="{}">Open the job’s page</a>', job.page)

@@ -48,7 +48,9 @@ def test_a_backup_started_in_the_admin_restores_into_an_empty_database(
     assert started.redirect_chain == [(job.page, 302)]
     assert (job.title, job.state) == ("Backup of the whole record", Job.State.FINISHED)
     (kept,) = backups.finished_backups()
-    assert job.summary == f"Wrote {kept.name} ({kept.size / 1024:.1f}\xa0KB)."
+    assert job.summary == (
+        f"Wrote the backup {kept.name} ({kept.size / 1024:.1f}\xa0KB)."
+    )
     done, total = runner.progress_of(job)
     assert (
         done
@@ -251,6 +253,8 @@ def test_the_jobs_list_links_each_job_to_its_page(admin_client, backup_dir):
 
     listed = admin_client.get(reverse("admin:jobs_job_changelist")).content.decode()
 
-    assert f'<a href="{job.page}" class="job-page">Open its page</a>' in listed
-    assert "Backup of the whole record" in listed
+    assert (
+        f'<a href="{job.page}" class="job-page">Backup of the whole record</a>'
+    ) in listed
+    assert reverse("admin:jobs_job_change", args=[job.pk]) in listed
     assert backup_storage().exists(backups.finished_backups()[0].name)

@@ -268,7 +268,7 @@ def record(people, backup_dir):
         title="Backup of the whole record",
         function=BACKUP_JOB,
         state=Job.State.FINISHED,
-        summary=f"Wrote {BACKUP}.",
+        summary=f"Wrote the backup {BACKUP}.",
         created_by=people["superuser"],
     )
     backup_storage().save(BACKUP, ContentFile(b"{}"))
