@@ -69,7 +69,7 @@ def test_a_worker_imports_a_zipped_folder_the_web_process_kept(
 def test_a_killed_backup_keeps_nothing_and_the_next_one_is_whole(
     admin_client, start_worker, backup_dir
 ):
-    call_command("generate_sample", documents=2000, stdout=io.StringIO())
+    call_command("generate_sample", documents=1200, stdout=io.StringIO())
     rows = snapshot()
     worker = start_worker(BACKUP_DIR=str(backup_dir))
 
