@@ -36,6 +36,11 @@ JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
               else redis://127.0.0.1:6379/0)
 JOBS_QUEUE    the queue's name (default "anthology")
 IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
+IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
+IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
+              (default 256 MiB)
+BACKUP_DIR    where backups started from the admin are kept (default
+              backups/ in the checkout; the same place for every worker)
 """
 
 import os
@@ -179,10 +184,23 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `make serve` runs collectstatic: names carry a hash of the contents, so
 # WhiteNoise serves them compressed with a year's cache lifetime.
+BACKUP_DIR = Path(os.environ.get("BACKUP_DIR", BASE_DIR / "backups"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+    # Backups started from the admin, written by a worker, downloaded through
+    # a web process: a directory both reach, or any Django storage they share
+    # (an S3-compatible one through django-storages). They hold password
+    # hashes: readable by this account only.
+    "backups": {
+        "BACKEND": "exchange.backups.BackupFileSystemStorage",
+        "OPTIONS": {
+            "location": BACKUP_DIR,
+            "file_permissions_mode": 0o600,
+            "directory_permissions_mode": 0o700,
+        },
     },
 }
 
@@ -378,5 +396,11 @@ RQ_SHOW_ADMIN_LINK = False
 # The largest file the admin's imports take; a larger upload is refused
 # before anything is read or kept.
 IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))
+# A decision folder's archive is unpacked only within these bounds (a zip
+# bomb stops at them): entries in the archive, bytes of its folder unpacked.
+IMPORT_MAX_FILES = int(os.environ.get("IMPORT_MAX_FILES", "10000"))
+IMPORT_MAX_UNPACKED_BYTES = int(
+    os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(256 * 1024 * 1024))
+)
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600

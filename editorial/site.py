@@ -1,5 +1,5 @@
-"""The admin site, as editors meet it: branded, the record's models first, and
-a desk of queues for a front page."""
+"""The admin site, as editors meet it: branded, the record's models first, a
+desk of queues for a front page, and backups for superusers."""
 
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from editorial import desk
 from editorial.roles import is_editorial
+from exchange.backup_admin import BackupsAdminMixin
 
 
 class EditorialLoginForm(AdminAuthenticationForm):
@@ -23,7 +24,7 @@ class EditorialLoginForm(AdminAuthenticationForm):
             )
 
 
-class AnthologyAdminSite(admin.AdminSite):
+class AnthologyAdminSite(BackupsAdminMixin, admin.AdminSite):
     site_header = "Anthology"
     site_title = "Anthology"
     index_title = "Editors' desk"

@@ -9,6 +9,7 @@ permissions and users are referred to by natural key (``["catalogue",
 
 import datetime
 import json
+from contextlib import contextmanager
 from itertools import chain
 
 from auditlog.context import disable_auditlog
@@ -77,8 +78,30 @@ def record_models():
     return [apps.get_model(label) for label in RECORD_MODELS]
 
 
+@contextmanager
+def one_moment():
+    """A transaction reading the record as it stood when it began, whatever
+    commits meanwhile, so that every row a snapshot holds refers to rows it
+    holds too (PostgreSQL's repeatable read). Inside a transaction already
+    begun, that one's; SQLite is left reading as it does, since a read
+    transaction there holds every writer off until it ends."""
+    if connection.in_atomic_block or connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
 def export_record(stream):
-    """Write the whole record to ``stream`` (text), row by row."""
+    """Write the whole record to ``stream`` (text), row by row, as it stood
+    when the export began."""
+    with one_moment():
+        _export(stream)
+
+
+def _export(stream):
     envelope = {
         "format": FORMAT,
         "version": VERSION,

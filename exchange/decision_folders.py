@@ -50,9 +50,10 @@ class _Match:
         return self.outcome not in {"kept as edited", "held"}
 
 
-def import_decisions(folder, *, user=None):
+def import_decisions(folder, *, user=None, via=None):
     """Create or update the decision records of a folder of Markdown files;
-    the audit trail names ``user``, or says the folder was imported.
+    the audit trail names ``user`` and says what imported the folder
+    (``via``: the command and the folder, unless told).
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     New records are published (the folder is the team's own record). A record
@@ -62,7 +63,8 @@ def import_decisions(folder, *, user=None):
     """
     parsed_files, problems, notes = parse_folder(folder)
     report = ImportReport(notes=notes)
-    with transaction.atomic(), attributed(user, f"import_decisions {folder}"):
+    via = via or f"import_decisions {folder}"
+    with transaction.atomic(), attributed(user, via):
         expire_everything()
         existing = list(DecisionRecord.objects.select_for_update())
         matches = _match(parsed_files, existing, problems)
@@ -72,7 +74,7 @@ def import_decisions(folder, *, user=None):
         if problems:
             raise ImportRefused(problems)
         now = timezone.now()
-        for match in progress.counted(matches, len(matches), every=50):
+        for match in progress.counted(matches, len(matches), every=10):
             _apply(match, now, report, user)
         written = [match.decision for match in matches if match.outcome == "updated"]
         written += [match.decision for match in matches if match.is_new]

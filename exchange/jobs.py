@@ -1,13 +1,20 @@
-"""Imports run as background jobs (``jobs.runner``): each reads its upload
-from the shared cache, reports its progress by row and is one transaction."""
+"""Imports and backups run as background jobs (``jobs.runner``): an import
+reads its upload from the shared cache, reports its progress by row or file
+and is one transaction; a backup reports the rows it has written and is kept
+only once whole."""
+
+import tempfile
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
 from django.utils.module_loading import import_string
 from import_export.formats.base_formats import CSV
 from import_export.tmp_storages import CacheStorage
 from tablib.exceptions import InvalidDimensions
 
-from exchange import progress, topic_page_format
+from exchange import archives, backups, progress, topic_page_format
+from exchange.decision_folders import import_decisions
 from exchange.importers import import_topic_text
 from exchange.problems import ImportRefused
 from jobs import runner
@@ -75,6 +82,44 @@ def import_page(*, file_name, original_name, user_id):
         ) from error
     upload_storage(file_name).remove()
     return f"Imported {original_name}.", str(report)
+
+
+def import_decision_folder(*, file_name, original_name, user_id):
+    """Import the decision folder of the uploaded .zip archive ``file_name``
+    (``exchange.archives``), as ``import_decisions`` imports a folder: all or
+    nothing, with the same report."""
+    storage = upload_storage(file_name)
+    data = storage.read()
+    if data is None:
+        raise ValueError(f"{original_name} is no longer kept; upload it again.")
+    user = get_user_model().objects.filter(pk=user_id).first()
+    try:
+        found = archives.read_archive(data, name=original_name)
+        with tempfile.TemporaryDirectory(prefix="anthology-decisions-") as unpacked:
+            folder = archives.unpack(data, found, unpacked)
+            with progress.reporting(runner.progress):
+                report = import_decisions(
+                    folder,
+                    user=user,
+                    via=f"the admin's import of {original_name} ({found.where})",
+                )
+    except ValidationError as error:
+        raise ValueError(f"{' '.join(error.messages)} Nothing was written.") from error
+    except ImportRefused as error:
+        raise ValueError(
+            f"{original_name}: the folder {found.where} was not imported; nothing "
+            f"was written.\n{error}"
+        ) from error
+    storage.remove()
+    counts = str(report).splitlines()[0]
+    return f"Imported {original_name} ({found.where}). {counts}", str(report)
+
+
+def write_backup():
+    """Write a backup of the whole record to the backups storage."""
+    with progress.reporting(runner.progress):
+        backup = backups.write_backup()
+    return f"Wrote the backup {backup.name} ({filesizeformat(backup.size)}).", backup
 
 
 def read_csv(data, name):

@@ -5,10 +5,11 @@ from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
 
-def upload_bytes(upload, *, encoding, save_as):
+def upload_bytes(upload, *, encoding=None, save_as=""):
     """The bytes of ``upload``, refused before anything is kept when it is
-    larger than ``IMPORT_MAX_BYTES`` or is not text in ``encoding`` (the
-    first line that is not, and its byte; ``save_as`` names the remedy)."""
+    larger than ``IMPORT_MAX_BYTES`` or, given an ``encoding``, is not text in
+    it (the first line that is not, and its byte; ``save_as`` names the
+    remedy)."""
     limit = settings.IMPORT_MAX_BYTES
     if upload.size > limit:
         raise ValidationError(
@@ -17,6 +18,8 @@ def upload_bytes(upload, *, encoding, save_as):
             code="too_large",
         )
     data = b"".join(upload.chunks())
+    if encoding is None:
+        return data
     try:
         data.decode(encoding)
     except UnicodeDecodeError as error:

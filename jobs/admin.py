@@ -10,7 +10,17 @@ class JobAdmin(admin.ModelAdmin):
     """Background jobs, read only: each one's state, progress and result.
     Whoever started a job sees their jobs; those allowed to view jobs, all."""
 
-    list_display = ["title", "state", "progress", "summary", "created_by", "created_at"]
+    # A job's title leads to its page (its progress, then its result); its
+    # time, to the details kept of it here.
+    list_display = [
+        "title_link",
+        "state",
+        "progress",
+        "summary",
+        "created_by",
+        "created_at",
+    ]
+    list_display_links = ["created_at"]
     list_filter = ["state"]
     list_select_related = ["created_by"]
     readonly_fields = [
@@ -77,6 +87,12 @@ class JobAdmin(admin.ModelAdmin):
             done,
             total,
         )
+
+    @admin.display(description="Job", ordering="title")
+    def title_link(self, job):
+        if not job.page:
+            return job.title
+        return format_html('<a href="{}" class="job-page">{}</a>', job.page, job.title)
 
     @admin.display(description="Result")
     def result_page(self, job):

@@ -109,22 +109,32 @@ TEST_QUEUE = f"anthology-test-{os.getpid()}"
 TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
 
 
+def backup_storages(location):
+    """STORAGES as the tests have them, backups kept under ``location``."""
+    return {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {
+            "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        },
+        "backups": {
+            "BACKEND": "exchange.backups.BackupFileSystemStorage",
+            "OPTIONS": {"location": location, "file_permissions_mode": 0o600},
+        },
+    }
+
+
 @pytest.fixture(scope="session", autouse=True)
-def serving_settings():
+def serving_settings(tmp_path_factory):
     """Tests read static files from their sources (no collectstatic), cache in
     their own process's memory whatever REDIS_URL says (so a run never touches
-    a shared Redis), cache public pages as production does, and run background
-    jobs at once on a queue of their own."""
+    a shared Redis), cache public pages as production does, run background
+    jobs at once on a queue of their own, and keep backups in a folder of
+    their own."""
     with override_settings(
         JOBS_QUEUE=TEST_QUEUE,
         RQ_QUEUES={TEST_QUEUE: {"URL": TEST_REDIS_URL, "ASYNC": False}},
         RQ={"COMMIT_MODE": "auto"},
-        STORAGES={
-            "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-            "staticfiles": {
-                "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-            },
-        },
+        STORAGES=backup_storages(tmp_path_factory.mktemp("backups")),
         CACHES={
             "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
         },
@@ -142,6 +152,14 @@ def empty_cache():
     yield
     cache.clear()
     generations.local_pages.clear()
+
+
+@pytest.fixture
+def backup_dir(settings, tmp_path):
+    """Where this test's backups are kept: a folder of its own, empty."""
+    folder = tmp_path / "backups"
+    settings.STORAGES = backup_storages(folder)
+    return folder
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The decision records' admin: a published record's edits are held as its
-pending revision, as a document's are."""
+pending revision, as a document's are; a team's folder is imported from the
+list ("Import a decision folder")."""
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
 from django.contrib import admin
@@ -17,6 +18,7 @@ from editorial.decisions import (
     save_decision,
 )
 from exchange import admin_actions
+from exchange.folder_import import DecisionFolderImportMixin
 
 
 class RelationInline(NamedAutocompleteMixin, admin.TabularInline):
@@ -62,7 +64,10 @@ def _draft(decision):
 
 @admin.register(DecisionRecord)
 class DecisionRecordAdmin(
-    WorkflowFormMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
+    DecisionFolderImportMixin,
+    WorkflowFormMixin,
+    AuditlogHistoryAdminMixin,
+    admin.ModelAdmin,
 ):
     form = DecisionRecordForm
     change_form_template = "admin/catalogue/decisionrecord/change_form.html"

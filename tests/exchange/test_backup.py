@@ -3,11 +3,13 @@
 import datetime
 import io
 import json
+import threading
 
 import pytest
 from auditlog.models import LogEntry
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
+from django.db import connection, connections
 from taggit.models import Tag, TaggedItem
 
 from catalogue.models import (
@@ -22,7 +24,8 @@ from catalogue.models import (
     Topic,
 )
 from editorial import workflow
-from exchange.backup import RECORD_MODELS, record_models
+from exchange import progress
+from exchange.backup import RECORD_MODELS, export_record, record_models
 from tests.factories import (
     DecisionImageFactory,
     DecisionRecordFactory,
@@ -229,3 +232,47 @@ def test_the_audit_trail_comes_back_and_a_restore_adds_nothing_to_it(
         entries
     )
     assert LogEntry.objects.filter(actor__username="amira").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="an SQLite read is not isolated from the writes around it (PostgreSQL "
+    "holds the snapshot at one moment; run with DATABASE_URL=postgres://…)",
+)
+def test_a_snapshot_holds_the_record_as_it_stood_when_it_began():
+    # More topics than a progress report counts, so the first report comes
+    # while topics are read, before any document is.
+    Topic.objects.bulk_create(
+        Topic(name=f"Topic {n}", slug=f"topic-{n}", position=n) for n in range(600)
+    )
+    DocumentFactory(number=1, title="There from the start")
+    written = []
+
+    def publish_meanwhile(done, total):
+        if written:
+            return
+
+        def publish():
+            document = DocumentFactory(number=2, title="Published meanwhile")
+            DocumentVersion.snapshot(document).save()
+            written.append(document)
+            connections.close_all()
+
+        # Another connection, as another editor's request would be.
+        thread = threading.Thread(target=publish)
+        thread.start()
+        thread.join()
+
+    stream = io.StringIO()
+    with progress.reporting(publish_meanwhile):
+        export_record(stream)
+
+    objects = json.loads(stream.getvalue())["objects"]
+    assert written and Document.objects.count() == 2
+    assert [
+        obj["fields"]["title"]
+        for obj in objects
+        if obj["model"] == "catalogue.document"
+    ] == ["There from the start"]
+    assert not [obj for obj in objects if obj["model"] == "catalogue.documentversion"]

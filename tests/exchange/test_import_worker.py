@@ -60,6 +60,17 @@ def queue():
         yield name
     client = redis_client()
     keys = [*client.scan_iter(f"{name}:*"), *client.scan_iter(f"rq:*{name}*")]
+    # The queue's jobs and workers are kept under keys of their own ids: a
+    # killed worker leaves its job and itself registered.
+    for key in client.scan_iter("rq:job:*"):
+        if client.hget(key, "origin") == name.encode():
+            job_id = key.decode().rpartition(":")[2]
+            keys += [key, *client.scan_iter(f"rq:execution*:{job_id}*")]
+    for key in client.scan_iter("rq:worker:*"):
+        if client.type(key) == b"hash" and client.hget(key, "queues") == name.encode():
+            keys += [key, *client.scan_iter(f"{key.decode()}:*")]
+            client.srem("rq:workers", key)
+    client.srem("rq:queues", f"rq:queue:{name}")
     if keys:
         client.delete(*keys)
 
@@ -80,11 +91,12 @@ def start_worker(queue):
     }
     workers = []
 
-    def start():
+    def start(**settings):
+        """A worker, with ``settings`` in its environment besides the test's."""
         worker = subprocess.Popen(
             [sys.executable, "manage.py", "rqworker", queue],
             cwd=ROOT,
-            env=env,
+            env={**env, **settings},
             start_new_session=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

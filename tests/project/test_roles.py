@@ -9,6 +9,7 @@ when it is written, not found by the next attacker.
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
@@ -16,6 +17,9 @@ from taggit.models import Tag
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
 from editorial import workflow
+from exchange.backup_admin import BACKUP_JOB
+from exchange.backups import backup_storage
+from exchange.folder_import import FOLDER_JOB
 from exchange.page_import import PAGE_JOB
 from exchange.resources import IMPORT_JOB
 from jobs.models import Job
@@ -54,6 +58,8 @@ admin:catalogue_decisionrecord_change         403 200 200 200
 admin:catalogue_decisionrecord_history        403 200 200 200
 admin:catalogue_decisionrecord_auditlog       403 200 200 200
 admin:catalogue_decisionrecord_delete         403 403 403 200
+admin:catalogue_decisionrecord_import_folder  403 403 200 200
+admin:catalogue_decisionrecord_import_folder_job 403 403 200 200
 admin:catalogue_registry_changelist           403 200 200 200
 admin:catalogue_registry_add                  403 403 403 200
 admin:catalogue_registry_change               403 200 200 200
@@ -124,6 +130,9 @@ admin:jobs_job_add                            403 403 403 403
 admin:jobs_job_change                         403 403 200 200
 admin:jobs_job_history                        302 302 200 200
 admin:jobs_job_delete                         403 403 403 403
+admin:backups                                 403 403 403 200
+admin:backup_job                              403 403 403 200
+admin:backup_download                         403 403 403 200
 catalogue:export-documents                    403 200 200 200
 catalogue:export-topics                       403 200 200 200
 catalogue:export-decision-records             403 200 200 200
@@ -168,12 +177,25 @@ def table():
     }
 
 
-SITE_PAGES = [
-    "admin:index",
-    "admin:password_change",
-    "admin:password_change_done",
-    "admin:jsi18n",
-]
+# The site's own pages the table leaves out: the login page is everyone's,
+# logging out takes a POST, the app index and the autocomplete need their
+# parameters, and "view on site" leads to the public site.
+UNLISTED_SITE_PAGES = {
+    "admin:login",
+    "admin:logout",
+    "admin:app_list",
+    "admin:autocomplete",
+    "admin:view_on_site",
+}
+
+
+def site_routes():
+    """``{URL name: route}`` for the admin site's own pages (not its models')."""
+    return {
+        f"admin:{pattern.name}": str(pattern.pattern)
+        for pattern in admin.site.get_urls()
+        if isinstance(pattern, URLPattern) and pattern.name
+    }
 
 
 def model_routes():
@@ -196,8 +218,11 @@ def people():
     }
 
 
+BACKUP = "anthology-2026-01-31-093000.json"
+
+
 @pytest.fixture
-def record(people):
+def record(people, backup_dir):
     """One of everything the admin shows; LIT-004 published, tagged, filed
     and with a pending revision, so its review and version pages have work."""
     publisher = people["publisher"]
@@ -231,6 +256,22 @@ def record(people):
         summary="Line 1: no table.",
         created_by=people["superuser"],
     )
+    # A publisher's folder import, and a superuser's backup, finished and kept.
+    Job.objects.create(
+        title="Import of the decision folder adr.zip (adr/)",
+        function=FOLDER_JOB,
+        state=Job.State.FAILED,
+        summary="adr.zip holds no decision files.",
+        created_by=publisher,
+    )
+    Job.objects.create(
+        title="Backup of the whole record",
+        function=BACKUP_JOB,
+        state=Job.State.FINISHED,
+        summary=f"Wrote the backup {BACKUP}.",
+        created_by=people["superuser"],
+    )
+    backup_storage().save(BACKUP, ContentFile(b"{}"))
     return document
 
 
@@ -238,12 +279,23 @@ def record(people):
 FIRST = {Job: {"function": IMPORT_JOB}}
 
 
+# The job each job page shows, by the page's URL name.
+JOB_PAGES = {
+    "import_page": PAGE_JOB,
+    "import_folder": FOLDER_JOB,
+    "backup_job": BACKUP_JOB,
+}
+
+
 def url_for(name, document):
     """The URL of the page ``name``, showing ``document`` or the first object
     of its model."""
-    if name.startswith("catalogue:") or name in SITE_PAGES:
+    if name.startswith("catalogue:"):
         return reverse(name)
-    model, route = model_routes()[name]
+    if name in site_routes():
+        model, route = None, site_routes()[name]
+    else:
+        model, route = model_routes()[name]
     kwargs = {}
     if "object_id" in route or "<id>" in route:
         obj = (
@@ -255,15 +307,19 @@ def url_for(name, document):
     if "<int:number>" in route:
         kwargs["number"] = 1
     if "<uuid:job_id>" in route:
-        function = PAGE_JOB if "import_page" in name else IMPORT_JOB
+        function = next(
+            (job for page, job in JOB_PAGES.items() if page in name), IMPORT_JOB
+        )
         kwargs["job_id"] = Job.objects.get(function=function).pk
+    if "<str:name>" in route:
+        kwargs["name"] = BACKUP
     return reverse(name, kwargs=kwargs)
 
 
 def test_the_table_names_every_admin_url():
     pages = {name for name in table() if name.startswith("admin:")}
 
-    assert pages == {*SITE_PAGES, *model_routes()}
+    assert pages == {*site_routes(), *model_routes()} - UNLISTED_SITE_PAGES
 
 
 @pytest.mark.parametrize("role", ROLES)
