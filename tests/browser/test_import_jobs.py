@@ -3,6 +3,7 @@ the import run as background jobs whose pages show their progress and result;
 the public page shows the new document."""
 
 import pytest
+from rq.job import JobStatus
 
 from catalogue.models import Document
 from jobs import runner
@@ -63,7 +64,7 @@ def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
 
 
 def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
-    browser, live_server, desk_record
+    browser, live_server, desk_record, on_the_queue
 ):
     publisher = desk_record["publisher"]
     job = Job.objects.create(
@@ -75,6 +76,7 @@ def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
     )
     job.page = f"/admin/catalogue/document/import/jobs/{job.pk}/"
     job.save()
+    on_the_queue(job, JobStatus.STARTED)
     runner.cache.set(runner._progress_key(job.pk), (1250, 5000))
     desk = Desk(browser, live_server, publisher)
 

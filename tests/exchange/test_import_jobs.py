@@ -16,6 +16,7 @@ from django.db import transaction
 from django.test import override_settings
 from django.urls import reverse
 from import_export.formats.base_formats import CSV
+from rq.job import JobStatus
 from taggit.models import Tag, TaggedItem
 
 from catalogue.models import Document, DocumentVersion, Reference
@@ -178,14 +179,17 @@ def test_the_job_writes_what_the_import_in_one_go_writes(admin_client, admin_use
     assert what_is_written(admin_client) == in_one_go
 
 
-def test_a_running_jobs_page_shows_its_progress_and_looks_again(admin_client):
+def test_a_running_jobs_page_shows_its_progress_and_looks_again(
+    admin_client, admin_user, on_the_queue
+):
     job = Job.objects.create(
         title="Import of big.csv (documents)",
         function="exchange.jobs.import_csv",
         arguments={"dry_run": False},
         state=Job.State.RUNNING,
-        created_by=Job._meta.get_field("created_by").related_model.objects.get(),
+        created_by=admin_user,
     )
+    on_the_queue(job, JobStatus.STARTED)
     runner.cache.set(runner._progress_key(job.pk), (1250, 5000))
 
     page = admin_client.get(
