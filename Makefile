@@ -85,10 +85,13 @@ bench-edge: $(VENV)/.installed-dev
 	$(BIN)/python bench/edge_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-jobs: a BENCH_ROWS-row CSV imported through the admin as jobs, a worker
-## killed midway, against the synchronous import (bench/results/jobs.md)
+## killed midway, against the synchronous import (bench/results/jobs.md);
+## BENCH_JOBS_BASELINE=<commit> also imports it with that commit's code
 BENCH_ROWS ?= 100000
+BENCH_JOBS_BASELINE ?=
 bench-jobs: $(VENV)/.installed-dev
-	$(BIN)/python bench/jobs_bench.py --rows $(BENCH_ROWS)
+	$(BIN)/python bench/jobs_bench.py --rows $(BENCH_ROWS) \
+		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
