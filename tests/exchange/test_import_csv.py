@@ -457,6 +457,22 @@ def test_reimporting_changed_rows_takes_the_same_queries_for_more_rows(
     assert DocumentVersion.objects.filter(number=2).count() == 199
 
 
+def test_a_dry_run_of_unchanged_rows_takes_the_same_queries_for_more_rows(
+    admin_client, sqlite_bulk_limit
+):
+    TopicFactory(slug="optimisation")
+    import_queries(admin_client, many_rows(200))
+    lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
+    queries = []
+    for chosen in [lines[:10], lines[10:199]]:
+        with CaptureQueriesContext(connection) as previewing:
+            response = preview(admin_client, csv_text(chosen))
+        assert response.context["outcome"].totals["skip"] == len(chosen)
+        queries.append(len(previewing))
+
+    assert queries[0] == queries[1]
+
+
 def test_a_dry_run_of_our_own_export_changes_nothing_and_offers_nothing_to_confirm(
     admin_client,
 ):
