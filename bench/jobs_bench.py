@@ -917,10 +917,28 @@ def import_with(ref, csv_path, work):
 
 
 def clean_redis():
+    """This run's cache keys, and all RQ keeps of its queue: its jobs (a
+    killed one stays), their executions and results, its workers."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
     keys = [*client.scan_iter(f"{PREFIX}:*"), *client.scan_iter(f"rq:*{PREFIX}*")]
+    for key in client.scan_iter("rq:job:*"):
+        if client.hget(key, "origin") == PREFIX.encode():
+            job_id = key.decode().rpartition(":")[2]
+            keys += [
+                key,
+                *client.scan_iter(f"rq:execution*:{job_id}*"),
+                *client.scan_iter(f"rq:results:{job_id}"),
+            ]
+    for key in client.scan_iter("rq:worker:*"):
+        if (
+            client.type(key) == b"hash"
+            and client.hget(key, "queues") == PREFIX.encode()
+        ):
+            keys += [key, *client.scan_iter(f"{key.decode()}:*")]
+            client.srem("rq:workers", key)
+    client.srem("rq:queues", f"rq:queue:{PREFIX}")
     if keys:
         client.delete(*keys)
 
