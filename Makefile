@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test lint format migrate clean bench-export bench-serve bench-load bench-edge
+.PHONY: run serve worker test lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,15 @@ bench-load: $(VENV)/.installed-dev
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev
 	$(BIN)/python bench/edge_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-jobs: a BENCH_ROWS-row CSV imported through the admin as jobs, a worker
+## killed midway, against the synchronous import (bench/results/jobs.md);
+## BENCH_JOBS_BASELINE=<commit> also imports it with that commit's code
+BENCH_ROWS ?= 100000
+BENCH_JOBS_BASELINE ?=
+bench-jobs: $(VENV)/.installed-dev
+	$(BIN)/python bench/jobs_bench.py --rows $(BENCH_ROWS) \
+		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

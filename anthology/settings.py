@@ -41,6 +41,8 @@ IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
               (default 256 MiB)
 BACKUP_DIR    where backups started from the admin are kept (default
               backups/ in the checkout; the same place for every worker)
+JOBS_HEARTBEAT_SECONDS  how often a worker running a job says so (default 30);
+              a job three heartbeats late is given up as failed
 """
 
 import os
@@ -388,7 +390,10 @@ RQ_QUEUES = {
 }
 # A job is queued once the transaction that made its row commits, so a worker
 # never looks for a job the database does not hold yet.
-RQ = {"COMMIT_MODE": "on_db_commit"}
+RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
+# How often a worker running a job says so; three missed, and the job is given
+# up as failed whatever host ran it (jobs/worker.py).
+JOBS_HEARTBEAT_SECONDS = int(os.environ.get("JOBS_HEARTBEAT_SECONDS", "30"))
 # django-rq's dashboard asks only for staff status, and deletes and requeues
 # jobs: it is left out of the admin, which shows jobs through their own model
 # (the `rqinfo` command shows the queue to operators).

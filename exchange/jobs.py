@@ -5,6 +5,7 @@ only once whole."""
 
 import tempfile
 
+from auditlog.context import set_actor
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
@@ -16,6 +17,7 @@ from tablib.exceptions import InvalidDimensions
 from exchange import archives, backups, progress, topic_page_format
 from exchange.decision_folders import import_decisions
 from exchange.importers import import_topic_text
+from exchange.outcomes import outcome_of
 from exchange.problems import ImportRefused
 from jobs import runner
 
@@ -38,7 +40,9 @@ def import_csv(*, resource, file_name, original_name, dry_run, user_id):
     dataset = read_csv(data, original_name)
     importer = import_string(resource)()
     user = get_user_model().objects.filter(pk=user_id).first()
-    with progress.reporting(runner.progress):
+    # What the import saves besides its documents (a registry it creates) is
+    # audited as the user's, as in the request that started it.
+    with progress.reporting(runner.progress), set_actor(user):
         result = importer.import_data(
             dataset,
             dry_run=dry_run,
@@ -51,15 +55,7 @@ def import_csv(*, resource, file_name, original_name, dry_run, user_id):
     failed = result.has_errors() or result.has_validation_errors()
     if not dry_run and not failed:
         storage.remove()
-    return summary(result, dry_run=dry_run), kept(result)
-
-
-def kept(result):
-    """``result`` as its page shows it: the rows' documents are dropped, which
-    the preview does not read and whose tags pickling would load row by row."""
-    for row in result.rows:
-        row.instance = row.original = None
-    return result
+    return summary(result, dry_run=dry_run), outcome_of(result, list_changes=dry_run)
 
 
 def import_page(*, file_name, original_name, user_id):

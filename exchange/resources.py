@@ -6,10 +6,12 @@ and written on confirmation, all in one transaction: a file with any problem
 writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 """
 
+import copy
 import datetime
 import uuid
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -30,6 +32,7 @@ from catalogue.models import Document, DocumentVersion, Registry, Topic
 from exchange import jobs as import_jobs
 from exchange import progress
 from exchange.exports import DOCUMENT_COLUMNS, restore
+from exchange.outcomes import ROWS_A_PAGE, ImportOutcome
 from exchange.uploads import upload_bytes
 from exchange.writer import DocumentWrite, DocumentWriter
 from jobs import runner
@@ -189,9 +192,10 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         ]
         import_id_fields = ["registry", "number"]
         instance_loader_class = DocumentLoader
-        # The preview lists each row's values; an HTML diff of every summary
-        # costs more than the import itself at 10,000 rows.
-        skip_html_diff = True
+        # The preview names the columns a row changes (skip_row); the row
+        # diffs import-export would build, a deep copy and two renderings of
+        # every field a row, would be read by nothing.
+        skip_diff = True
         skip_unchanged = True
         report_skipped = True
         clean_model_instances = True
@@ -206,6 +210,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.seen = {}  # identifier -> the row that named it first
         self.saved = {}  # identifier -> the document a valid row writes
         self.successors = []  # (row number, document, identifier)
+        self.row_changes = ()  # the columns the row being read changes
         self.user = None
 
     def get_diff_headers(self):
@@ -316,15 +321,43 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         if errors:
             raise ValidationError(errors)
 
+    def after_init_instance(self, instance, new, row, **kwargs):
+        """The document as the record has it, before the row is read into it:
+        a shallow copy, its related rows and tags shared (the row changes
+        neither; it names them)."""
+        super().after_init_instance(instance, new, row, **kwargs)
+        instance.imported_original = None if new else copy.copy(instance)
+
     def skip_row(self, instance, original, row, import_validation_errors=None):
-        instance.imported_original = original
-        if not super().skip_row(instance, original, row, import_validation_errors):
+        """A row is skipped when it changes none of its document's columns. The
+        columns it changes are compared here, all of them (import-export's own
+        comparison stops at the first), for the preview to name."""
+        original = instance.imported_original
+        self.row_changes = ()
+        if import_validation_errors or original is None:
             return False
+        self.row_changes = self.changed_columns(instance, original)
+        return not self.row_changes
+
+    def changed_columns(self, instance, original):
+        """The columns in which the row's document differs from the record's."""
+        columns = [
+            field.column_name
+            for field in self.get_import_fields()
+            if field.attribute
+            and field.get_value(instance) != field.get_value(original)
+        ]
+        if sorted(tag.name for tag in original.tags.all()) != instance.imported_tags:
+            columns.append("tags")
         successor = original.superseded_by.identifier if original.superseded_by else ""
-        return (
-            sorted(tag.name for tag in original.tags.all()) == instance.imported_tags
-            and successor == instance.imported_successor
-        )
+        if successor != instance.imported_successor:
+            columns.append("successor")
+        return tuple(columns)
+
+    def after_import_row(self, row, row_result, **kwargs):
+        super().after_import_row(row, row_result, **kwargs)
+        # import_row has just called skip_row for this row.
+        row_result.changed_columns = self.row_changes
 
     def after_save_instance(self, instance, row, **kwargs):
         """Queued for its batch (write_batch); its successor is set last."""
@@ -458,7 +491,9 @@ class CSVImportForm(ImportForm):
 
     def clean_import_file(self):
         upload = self.cleaned_data["import_file"]
-        upload_bytes(upload, encoding=import_jobs.ENCODING, save_as="file as UTF-8 CSV")
+        upload.data = upload_bytes(
+            upload, encoding=import_jobs.ENCODING, save_as="file as UTF-8 CSV"
+        )
         return upload
 
 
@@ -499,7 +534,11 @@ class CSVImportMixin(ImportMixin):
             form = self.create_import_form(request)
             if form.is_valid():
                 upload = form.cleaned_data["import_file"]
-                storage = self.write_to_tmp_storage(upload, CSV())
+                # The bytes the form has read and checked, kept once (the
+                # mixin's write_to_tmp_storage would read the file again, by
+                # joining its chunks one at a time).
+                storage = import_jobs.upload_storage()
+                storage.save(upload.data)
                 return self._start(request, storage.name, upload.name, dry_run=True)
         # The form, or its errors.
         return super().import_action(request, **kwargs)
@@ -556,8 +595,10 @@ class CSVImportMixin(ImportMixin):
         return f"{resource.__module__}.{resource.__qualname__}"
 
     def import_job_view(self, request, job_id):
-        """The job's progress while it runs, then the dry run's preview (with
-        Confirm) or what the import wrote; a dry run's problems by row."""
+        """The job's progress while it runs; then the dry run's totals, its
+        problems or else its changes a page at a time (``?page=``), and
+        Confirm; or what the import wrote. Its work does not grow with the
+        file: the outcome's totals and one page of its rows are read."""
         if not self.has_import_permission(request):
             raise PermissionDenied
         job = get_object_or_404(Job, pk=job_id, function=IMPORT_JOB)
@@ -577,22 +618,26 @@ class CSVImportMixin(ImportMixin):
             "job": job,
             "progress": runner.progress_of(job),
             "form": form,
-            "import_error_display": self.import_error_display,
         }
-        result = runner.result_of(job) if job.state == Job.State.FINISHED else None
-        if result is not None and job.arguments["dry_run"]:
-            context["result"] = result
-            if not (result.has_errors() or result.has_validation_errors()):
-                context["confirm_form"] = self.get_confirm_form_class(request)(
-                    initial={
-                        "import_file_name": job.arguments["file_name"],
-                        "original_file_name": job.arguments["original_name"],
-                        "format": 0,
-                        "resource": "",
-                    }
-                )
-        elif result is not None:
-            context["imported"] = result
+        outcome = runner.result_of(job) if job.state == Job.State.FINISHED else None
+        if isinstance(outcome, ImportOutcome):
+            context["outcome"] = outcome
+            context["page_obj"] = Paginator(outcome.rows(), ROWS_A_PAGE).get_page(
+                request.GET.get("page")
+            )
+        else:
+            outcome = None  # no longer kept
+        if job.state == Job.State.FINISHED and not job.arguments["dry_run"]:
+            context["imported"] = True
+        elif outcome is not None and not outcome.has_problems:
+            context["confirm_form"] = self.get_confirm_form_class(request)(
+                initial={
+                    "import_file_name": job.arguments["file_name"],
+                    "original_file_name": job.arguments["original_name"],
+                    "format": 0,
+                    "resource": "",
+                }
+            )
         request.current_app = self.admin_site.name
         return TemplateResponse(request, [self.import_template_name], context)
 

@@ -76,18 +76,14 @@ class DocumentWriter:
         self.via = via
 
     def create(self, writes):
-        """Insert new documents: their times are the source's, if it gives any."""
+        """Insert new documents: their times are the source's, if it gives any
+        (the others are stamped now)."""
         documents = _derived([write.document for write in writes])
-        Document.objects.bulk_create(documents)
-        # auto_now_add stamped them with now; a source's own times win.
-        timed = []
         for write in writes:
-            given = {name: value for name, value in write.times.items() if value}
-            for name, value in given.items():
-                setattr(write.document, name, value)
-            if given:
-                timed.append(write.document)
-        Document.objects.bulk_update(timed, ["created_at", "updated_at"])
+            write.document.given_times = {
+                name: value for name, value in write.times.items() if value
+            }
+        Document.objects.bulk_create(documents)
         self._complete(writes, action=LogEntry.Action.CREATE)
 
     def update(self, writes):

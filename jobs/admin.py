@@ -68,6 +68,12 @@ class JobAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def changelist_view(self, request, extra_context=None):
+        # A job its worker left unfinished is listed as failed.
+        for job in self.get_queryset(request).unfinished():
+            runner.refresh(job)
+        return super().changelist_view(request, extra_context)
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         job = self.get_object(request, object_id)
         if job is not None:

@@ -69,11 +69,22 @@ class Job(models.Model):
 
     def worker_is_gone(self):
         """Whether the process that ran this job has died (on this host; a
-        worker elsewhere is trusted until its queue marks the job failed)."""
+        worker elsewhere is trusted until its queue gives the job up)."""
+        return self._runs_here() is False
+
+    def worker_is_seen_running(self):
+        """Whether the process running this job is alive on this host."""
+        return self._runs_here() is True
+
+    def _runs_here(self):
+        """Whether the running job's process is alive, if it is this host's;
+        None when this host cannot tell."""
         if self.state != self.State.RUNNING or not self.worker:
-            return False
+            return None
         host, _, pid = self.worker.rpartition(":")
-        return host == socket.gethostname() and not _alive(int(pid))
+        if host != socket.gethostname():
+            return None
+        return _alive(int(pid))
 
 
 def _alive(pid):

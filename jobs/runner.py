@@ -13,6 +13,7 @@ once that is seen (``refresh``).
 """
 
 import contextvars
+import datetime
 import logging
 import os
 import socket
@@ -21,9 +22,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 from django.utils.module_loading import import_string
+from redis.exceptions import RedisError
 
+from jobs import queue
 from jobs.models import Job
-from jobs.queue import get_queue
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +36,11 @@ GONE = (
     "went down); its work was one transaction, so nothing was written. Start "
     "it again."
 )
+LOST = (
+    "The queue lost the job before a worker began it (its Redis was emptied or "
+    "did not answer); nothing was written. Start it again."
+)
+LOST_AFTER = datetime.timedelta(minutes=1)
 
 
 def _progress_key(job_id):
@@ -54,7 +61,7 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None):
         created_by=user,
         page=page,
     )
-    get_queue().enqueue(
+    queue.get_queue().enqueue(
         run,
         str(job.pk),
         job_id=str(job.pk),
@@ -111,11 +118,38 @@ def result_of(job):
 
 
 def refresh(job):
-    """``job`` as it is now, marked failed if its worker died running it."""
+    """``job`` as it is now, marked failed once it cannot finish: its worker
+    died on this host (its process is gone), or the queue gave it up, on
+    whatever host it ran (failed, stopped, or no longer held)."""
     job.refresh_from_db()
-    if job.worker_is_gone():
-        job.state = Job.State.FAILED
-        job.summary = GONE
-        job.finished_at = timezone.now()
-        job.save(update_fields=["state", "summary", "finished_at"])
+    if job.is_done:
+        return job
+    why = GONE if job.worker_is_gone() else _given_up(job)
+    if why:
+        # Unless it finished meanwhile: its own verdict stands.
+        Job.objects.unfinished().filter(pk=job.pk).update(
+            state=Job.State.FAILED, summary=why, finished_at=timezone.now()
+        )
+        job.refresh_from_db()
     return job
+
+
+def _given_up(job):
+    """Why the queue will not finish ``job``, or ""."""
+    try:
+        status = queue.status(job.pk)
+    except (RedisError, OSError) as error:
+        # The queue cannot say; the health check tells operators.
+        logger.warning("The queue cannot say how job %s is: %r", job.pk, error)
+        return ""
+    if status in queue.GIVEN_UP:
+        return GONE
+    if status is not None:
+        return ""
+    if job.state == Job.State.RUNNING:
+        # Unless its process is seen at work here: the queue's Redis lost it.
+        return "" if job.worker_is_seen_running() else GONE
+    # A job is queued as the transaction that made its row commits.
+    if job.created_at < timezone.now() - LOST_AFTER:
+        return LOST
+    return ""

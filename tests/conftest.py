@@ -13,6 +13,7 @@ from django.test import override_settings
 from playwright.sync_api import sync_playwright
 
 from editorial import workflow
+from jobs import queue
 from pagecache import generations
 from tests.exchange.fake_sources import FakeSources
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
@@ -221,3 +222,21 @@ def offline_sources(settings):
     settings.METADATA_ARXIV_URL = "http://127.0.0.1:9/arxiv/api/query"
     settings.METADATA_CROSSREF_URL = "http://127.0.0.1:9/crossref"
     settings.METADATA_TIMEOUT = 0.5
+
+
+@pytest.fixture
+def on_the_queue():
+    """Put a job on the test queue in RQ's ``status`` (a JobStatus), as a
+    worker would have left it, without running it; removed after."""
+    held = []
+
+    def put(job, status):
+        queued = queue.get_queue().create_job(print, job_id=str(job.pk))
+        queued.save()
+        queued.set_status(status)
+        held.append(queued)
+        return queued
+
+    yield put
+    for queued in held:
+        queued.delete()

@@ -29,6 +29,7 @@ from catalogue.models.choices import (
     RevisionStatus,
 )
 from catalogue.models.fields import (
+    StampedTimeField,
     at_least_one,
     one_of,
     search_vector_field,
@@ -334,8 +335,8 @@ class Document(CitedText):
     # The source identifier as every spelling of it reads (source_key()), so
     # that a second document citing the same source is found by one lookup.
     source_key = models.CharField(max_length=250, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = StampedTimeField(auto_now_add=True)
+    updated_at = StampedTimeField(auto_now=True)
     search_vector = search_vector_field()
 
     objects = DocumentManager()

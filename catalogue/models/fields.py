@@ -47,6 +47,20 @@ def search_vector_field():
     return SearchVectorField(null=True, editable=False)
 
 
+class StampedTimeField(models.DateTimeField):
+    """A time the row is stamped with as it is saved (``auto_now_add``,
+    ``auto_now``), unless its instance brings its own: an entry imported with
+    the times its source gives is inserted with them (``given_times``, by
+    field name), in one write."""
+
+    def pre_save(self, model_instance, add):
+        given = getattr(model_instance, "given_times", {}).get(self.attname)
+        if not add or given is None:
+            return super().pre_save(model_instance, add)
+        setattr(model_instance, self.attname, given)
+        return given
+
+
 def at_least_one(field, name):
     """The database refuses a ``field`` below 1."""
     return models.CheckConstraint(condition=Q(**{f"{field}__gte": 1}), name=name)

@@ -3,6 +3,7 @@ the import run as background jobs whose pages show their progress and result;
 the public page shows the new document."""
 
 import pytest
+from rq.job import JobStatus
 
 from catalogue.models import Document
 from jobs import runner
@@ -19,21 +20,32 @@ __all__ = ["desk_record"]
 def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
     browser, live_server, desk_record, tmp_path
 ):
-    topic = desk_record["tagged"].topic
-    upload = tmp_path / "new-documents.csv"
-    upload.write_bytes(
-        csv_text(
-            [
-                row(
-                    identifier="LIT-011",
-                    number="11",
-                    title="Pipelines for “long” contexts — a survey",
-                    topic=topic.slug,
-                    tags="memory",
-                )
-            ]
-        )
+    tagged = desk_record["tagged"]
+    topic = tagged.topic
+    revised = row(
+        identifier="LIT-004",
+        number="4",
+        version="2",
+        title=tagged.title,
+        authors=tagged.authors,
+        year=str(tagged.year),
+        source_identifier=tagged.source_identifier,
+        summary="Revised — recompute 2× fewer activations.",
+        topic=topic.slug,
+        tags="memory",
     )
+    new = [
+        row(
+            identifier=f"LIT-{number:03d}",
+            number=str(number),
+            title=f"Pipelines for “long” contexts — part {number}",
+            topic=topic.slug,
+            tags="memory",
+        )
+        for number in range(11, 131)
+    ]
+    upload = tmp_path / "new-documents.csv"
+    upload.write_bytes(csv_text([revised, *new]))
     publisher = Desk(browser, live_server, desk_record["publisher"])
 
     publisher.go("/admin/catalogue/document/import/")
@@ -41,29 +53,50 @@ def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
     publisher.press("input[type=submit][value=Submit]")
     assert "/import/jobs/" in publisher.page.url
     assert publisher.page.locator(".import-summary").inner_text() == (
-        "1 new, 0 updated, 0 unchanged."
+        "120 new, 1 updated, 0 unchanged."
     )
+    rows = publisher.page.locator(".import-outcomes tbody tr")
+    assert rows.count() == 100
+    assert rows.first.locator("td").all_inner_texts() == [
+        "1",
+        "Updated",
+        "LIT-004 v2: Sublinear memory",
+        "version, summary, tags",
+    ]
+    assert "Rows 1–100 of 121, page 1 of 2." in (
+        publisher.page.locator(".import-pages").inner_text()
+    )
+    publisher.accessible()
+    publisher.press(".import-pages a[rel=next]")
+    assert rows.count() == 21
+    assert rows.first.locator("td").all_inner_texts() == [
+        "101",
+        "New",
+        "LIT-110: Pipelines for “long” contexts — part 110",
+        "",
+    ]
     publisher.go("/admin/jobs/job/")
     listed = publisher.page.locator("#result_list tbody tr").first
     assert "Dry run of new-documents.csv (documents)" in listed.inner_text()
-    assert listed.locator("progress").get_attribute("value") == "1"
-    assert "Checked: 1 new, 0 updated, 0 unchanged." in listed.inner_text()
+    assert listed.locator("progress").get_attribute("value") == "121"
+    assert "Checked: 120 new, 1 updated, 0 unchanged." in listed.inner_text()
     publisher.accessible()
 
     publisher.page.go_back()
     publisher.press("input[name=confirm]")
     assert publisher.page.locator(".import-summary").inner_text() == (
-        "Imported: 1 new, 0 updated, 0 unchanged."
+        "Imported: 120 new, 1 updated, 0 unchanged."
     )
     assert Document.objects.get(number=11).status == Document.Status.ACTIVE
-    assert "Pipelines for “long” contexts — a survey" in public_text(
+    assert sorted(Document.objects.get(number=4).tags.names()) == ["memory"]
+    assert "Pipelines for “long” contexts — part 11" in public_text(
         browser, live_server, topic.get_absolute_url(), "main"
     )
     assert publisher.violations() == []
 
 
 def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
-    browser, live_server, desk_record
+    browser, live_server, desk_record, on_the_queue
 ):
     publisher = desk_record["publisher"]
     job = Job.objects.create(
@@ -75,6 +108,7 @@ def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
     )
     job.page = f"/admin/catalogue/document/import/jobs/{job.pk}/"
     job.save()
+    on_the_queue(job, JobStatus.STARTED)
     runner.cache.set(runner._progress_key(job.pk), (1250, 5000))
     desk = Desk(browser, live_server, publisher)
 

@@ -121,8 +121,8 @@ def test_the_csv_import_never_crashes_and_never_half_writes(
         assert record() == before  # The preview is a dry run.
         if response.context.get("confirm_form") is None:
             # Refused: the page says which row, column or line is wrong.
-            result = response.context.get("result")
-            if result is not None:
+            outcome = response.context.get("outcome")
+            if outcome is not None:
                 assert problems(response), "refused without saying why"
             else:
                 assert response.context["form"].errors

@@ -51,13 +51,15 @@ def confirm(client, response, model="document"):
 
 
 def problems(response):
-    """``{row number: {column: [messages]}}`` as the preview lists them."""
-    result = response.context["result"]
-    found = {row.number: row.error_dict for row in result.invalid_rows}
-    for number, errors in result.row_errors():
-        found[number] = {"row": [str(error.error) for error in errors]}
-    for error in result.base_errors:
-        found[0] = {"file": [str(error.error)]}
+    """``{row number: {column: [messages]}}`` as the preview lists them, every
+    page of them: a row's own problems under "row", the file's under row 0."""
+    outcome = response.context["outcome"]
+    found = {}
+    for refusal in outcome.rows() if outcome.has_problems else []:
+        columns = found.setdefault(refusal.row or 0, {})
+        for column, message in refusal.problems:
+            name = column or ("row" if refusal.row else "file")
+            columns.setdefault(name, []).append(message)
     return found
 
 
@@ -108,9 +110,7 @@ def test_preview_tells_what_would_change_and_writes_nothing(admin_client):
     response = preview(admin_client, content)
 
     assert problems(response) == {}
-    assert response.context["result"].totals["new"] == 1
-    assert response.context["result"].totals["update"] == 1
-    assert response.context["result"].totals["skip"] == 1
+    assert response.context["outcome"].totals == {"new": 1, "update": 1, "skip": 1}
     assert Document.objects.count() == 2
     assert sorted(updated.tags.names()) == ["memory"]
 
@@ -218,7 +218,7 @@ def test_unknown_successor_fails_the_whole_file(admin_client):
     response = preview(admin_client, content)
 
     assert problems(response) == {
-        0: {"file": ["['Row 2, column successor: there is no document LIT-999.']"]}
+        0: {"file": ["Row 2, column successor: there is no document LIT-999."]}
     }
     assert "confirm_form" not in response.context
 
@@ -244,9 +244,7 @@ def test_a_public_document_is_superseded_only_by_another_public_one(
 
     response = preview(admin_client, content)
 
-    assert problems(response) == {
-        0: {"file": [f"['Row 1, column successor: {message}']"]}
-    }
+    assert problems(response) == {0: {"file": [f"Row 1, column successor: {message}"]}}
     assert not Document.objects.exists()
 
 
@@ -459,7 +457,23 @@ def test_reimporting_changed_rows_takes_the_same_queries_for_more_rows(
     assert DocumentVersion.objects.filter(number=2).count() == 199
 
 
-def test_a_dry_run_of_our_own_export_lists_each_row_and_offers_nothing_to_confirm(
+def test_a_dry_run_of_unchanged_rows_takes_the_same_queries_for_more_rows(
+    admin_client, sqlite_bulk_limit
+):
+    TopicFactory(slug="optimisation")
+    import_queries(admin_client, many_rows(200))
+    lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
+    queries = []
+    for chosen in [lines[:10], lines[10:199]]:
+        with CaptureQueriesContext(connection) as previewing:
+            response = preview(admin_client, csv_text(chosen))
+        assert response.context["outcome"].totals["skip"] == len(chosen)
+        queries.append(len(previewing))
+
+    assert queries[0] == queries[1]
+
+
+def test_a_dry_run_of_our_own_export_changes_nothing_and_offers_nothing_to_confirm(
     admin_client,
 ):
     DocumentFactory(number=4, title="Sublinear memory")
@@ -471,15 +485,75 @@ def test_a_dry_run_of_our_own_export_lists_each_row_and_offers_nothing_to_confir
     assert soup.select_one(".import-summary").get_text() == (
         "0 new, 0 updated, 2 unchanged."
     )
-    rows = [
+    assert "The file matches the record: there is nothing to import." in (
+        soup.get_text()
+    )
+    assert soup.select(".import-outcomes") == []
+    assert soup.select_one("input[name=confirm]") is None
+
+
+def outcome_rows(response):
+    soup = BeautifulSoup(response.content, "html.parser")
+    return [
         [cell.get_text() for cell in row.select("td")]
         for row in soup.select(".import-outcomes tbody tr")
     ]
-    assert rows == [
-        ["1", "Unchanged", "LIT-004: Sublinear memory"],
-        ["2", "Unchanged", "LIT-007: Pipelines"],
+
+
+def test_the_preview_lists_the_rows_that_change_with_their_columns_and_counts_the_rest(
+    admin_client,
+):
+    topic = TopicFactory(slug="optimisation")
+    DocumentFactory(number=4, title="Sublinear memory", topic=topic)
+    revised = DocumentFactory(number=7, title="Pipelines", topic=topic)
+    revised.tags.add("memory")
+    lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
+    lines[1].update(version="2", summary="Revised — 2× less memory.", tags="pipelines")
+    lines.append(row(number="9", identifier="LIT-009", title="Zero “bubbles”"))
+
+    response = preview(admin_client, csv_text(lines))
+
+    assert outcome_rows(response) == [
+        ["2", "Updated", "LIT-007 v2: Pipelines", "version, summary, tags"],
+        ["3", "New", "LIT-009: Zero “bubbles”", ""],
     ]
-    assert soup.select_one("input[name=confirm]") is None
+    assert "in the file’s order; the 1 unchanged is not listed." in (
+        response.content.decode()
+    )
+    assert response.context["confirm_form"]
+
+
+def test_the_changes_and_the_problems_are_shown_a_hundred_rows_at_a_time(
+    admin_client,
+):
+    TopicFactory(slug="optimisation")
+    lines = [
+        row(number=str(n), identifier=f"LIT-{n:03d}", title=f"Study {n}")
+        for n in range(1, 251)
+    ]
+    url = preview(admin_client, csv_text(lines)).redirect_chain[-1][0]
+
+    first, last = admin_client.get(url), admin_client.get(url + "?page=3")
+
+    assert [cells[0] for cells in outcome_rows(first)] == [
+        str(n) for n in range(1, 101)
+    ]
+    assert "Rows 1–100 of 250, page 1 of 3." in first.content.decode()
+    assert [cells[0] for cells in outcome_rows(last)] == [
+        str(n) for n in range(201, 251)
+    ]
+    for line in lines[::2]:
+        line["topic"] = "no-such-topic"
+    refused = preview(admin_client, csv_text(lines))
+    assert sorted(problems(refused)) == list(range(1, 251, 2))
+    second = admin_client.get(refused.redirect_chain[-1][0] + "?page=2")
+    refusals = BeautifulSoup(second.content, "html.parser").select(
+        ".import-refusals > li"
+    )
+    assert len(refusals) == 25
+    assert refusals[0].get_text(" ", strip=True) == (
+        "Row 201 (LIT-201): column topic: There is no topic 'no-such-topic'."
+    )
 
 
 def test_refused_rows_are_listed_in_full_with_their_identifier(admin_client):

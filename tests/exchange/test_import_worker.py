@@ -77,7 +77,8 @@ def queue():
 
 @pytest.fixture
 def start_worker(queue):
-    """Start an RQ worker on the queue, in a process group of its own."""
+    """Start an RQ worker on the queue, in a process group of its own, with
+    the settings given (environment variables)."""
     db = connection.settings_dict
     env = {
         **os.environ,
@@ -163,6 +164,28 @@ def upload_and_confirm(client, content):
     return confirmed.url
 
 
+def midway(client, job_page):
+    """``(done, total)`` once the job's page shows it midway."""
+    return until(
+        lambda: (
+            (found := progress_on(client.get(job_page).content.decode()))
+            and 0 < found[0] < found[1]
+            and found
+        ),
+        "progress midway through the import",
+    )
+
+
+def kill(worker, horse):
+    """The worker and the process it forked for the job (RQ's work horse, in a
+    session of its own) die at once, as when the machine goes down."""
+    os.kill(horse, signal.SIGKILL)
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
+    # A signal is delivered when the kernel next schedules the process.
+    until(lambda: not process_alive(horse), "the killed job's process gone")
+
+
 def test_a_killed_worker_leaves_nothing_written_and_its_job_failed(
     admin_client, start_worker
 ):
@@ -171,22 +194,8 @@ def test_a_killed_worker_leaves_nothing_written_and_its_job_failed(
     worker = start_worker()
 
     job_page = upload_and_confirm(admin_client, content)
-    done, total = until(
-        lambda: (
-            (found := progress_on(admin_client.get(job_page).content.decode()))
-            and 0 < found[0] < found[1]
-            and found
-        ),
-        "progress midway through the import",
-    )
-    # The worker and the process it forked for the job (RQ's work horse, in a
-    # session of its own) die at once, as when the machine goes down.
-    horse = int(Job.objects.get(page=job_page).worker.rpartition(":")[2])
-    os.kill(horse, signal.SIGKILL)
-    os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
-    # A signal is delivered when the kernel next schedules the process.
-    until(lambda: not process_alive(horse), "the killed job's process gone")
+    done, total = midway(admin_client, job_page)
+    kill(worker, int(Job.objects.get(page=job_page).worker.rpartition(":")[2]))
 
     page = admin_client.get(job_page).content.decode()
     assert (done, total) == (done, ROWS)
@@ -205,3 +214,30 @@ def test_a_killed_worker_leaves_nothing_written_and_its_job_failed(
         f"Imported: {ROWS} new, 0 updated, 0 unchanged."
     )
     assert Document.objects.count() == ROWS
+
+
+def test_a_job_whose_worker_died_on_another_host_is_failed_once_its_heartbeats_stop(
+    admin_client, start_worker
+):
+    TopicFactory(slug="optimisation")
+    # A heartbeat a second: the queue gives the job up three seconds after.
+    worker = start_worker(JOBS_HEARTBEAT_SECONDS="1")
+    job_page = upload_and_confirm(admin_client, csv_text(rows(ROWS)))
+    midway(admin_client, job_page)
+    job = Job.objects.get(page=job_page)
+    horse = int(job.worker.rpartition(":")[2])
+    # As if it ran elsewhere: no process of this host can tell it died.
+    Job.objects.filter(pk=job.pk).update(worker="elsewhere.example.org:4242")
+
+    kill(worker, horse)
+
+    assert not Job.objects.get(pk=job.pk).worker_is_gone()
+    until(
+        lambda: (
+            "The worker stopped before the job finished"
+            in admin_client.get(job_page).content.decode()
+        ),
+        "the job given up by the queue",
+    )
+    assert Job.objects.get(pk=job.pk).state == Job.State.FAILED
+    assert Document.objects.count() == 0
