@@ -35,7 +35,8 @@ from tests.factories import DocumentFactory, TopicFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-def rows(count):
+def rows(count, first=1):
+    """``count`` documents' rows, numbered from ``first``."""
     return [
         row(
             identifier=f"LIT-{number:03d}",
@@ -45,7 +46,7 @@ def rows(count):
             tags="memory, pipelines",
             topic="optimisation",
         )
-        for number in range(1, count + 1)
+        for number in range(first, first + count)
     ]
 
 
@@ -261,19 +262,7 @@ def test_a_file_that_is_not_csv_we_can_read_is_refused_on_its_jobs_page(
 
 
 def numbered(first, count):
-    return csv_text(
-        [
-            row(
-                identifier=f"LIT-{number:03d}",
-                number=str(number),
-                title=f"Study “{number}” — memory",
-                summary=f"Builds on LIT-{number + 1:03d}.",
-                tags="memory, pipelines",
-                topic="optimisation",
-            )
-            for number in range(first, first + count)
-        ]
-    )
+    return csv_text(rows(count, first))
 
 
 def test_a_job_pages_queries_and_its_kept_result_do_not_grow_with_the_file(
