@@ -786,10 +786,11 @@ def report(setup, journey_figures, sync, comparison, baseline=None):
             "| < 2 s |"
         )
     for name, values in f["progress"].items():
-        distinct = len(set(values))
-        shown = ", ".join(f"{v:,}" for v in values[:3])
-        if len(values) > 3:
-            shown += f" … {values[-1]:,}"
+        seen = list(dict.fromkeys(values))  # In the order they were seen.
+        distinct = len(seen)
+        shown = ", ".join(f"{v:,}" for v in seen[:3])
+        if len(seen) > 3:
+            shown += f" … {seen[-1]:,}"
         order = "rising" if values == sorted(values) else "NOT rising"
         lines.append(
             f"| progress seen, {name} | {distinct} distinct values, {order}: "
