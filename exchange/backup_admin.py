@@ -18,6 +18,7 @@ from django.urls import path, reverse
 from exchange.backups import backup_storage, find_backup, finished_backups
 from jobs import runner
 from jobs.models import Job
+from jobs.views import start_job
 
 BACKUP_JOB = "exchange.jobs.write_backup"
 
@@ -87,15 +88,15 @@ class BackupsAdminMixin:
                 )
                 return redirect(reverse("admin:backups", current_app=self.name))
             job_id = uuid.uuid4()
-            job = runner.enqueue(
+            return start_job(
+                request,
+                back_to=reverse("admin:backups", current_app=self.name),
                 id=job_id,
                 title="Backup of the whole record",
                 function=BACKUP_JOB,
                 arguments={},
-                user=request.user,
                 page=reverse("admin:backup_job", args=[job_id], current_app=self.name),
             )
-            return redirect(job.page)
         return self._backup_response(
             request,
             "admin/backups/index.html",

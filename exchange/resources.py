@@ -13,7 +13,7 @@ import uuid
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -37,6 +37,7 @@ from exchange.uploads import upload_bytes
 from exchange.writer import DocumentWrite, DocumentWriter
 from jobs import runner
 from jobs.models import Job
+from jobs.views import start_job
 
 # Version notes are read by readers, on the version pages.
 IMPORT_NOTE = "Carried over from a copy of the record."
@@ -567,7 +568,11 @@ class CSVImportMixin(ImportMixin):
     def _start(self, request, file_name, original_name, *, dry_run):
         job_id = uuid.uuid4()
         info = self.get_model_info()
-        job = runner.enqueue(
+        return start_job(
+            request,
+            back_to=reverse(
+                "admin:{}_{}_import".format(*info), current_app=self.admin_site.name
+            ),
             id=job_id,
             title=(
                 f"{'Dry run' if dry_run else 'Import'} of {original_name} "
@@ -581,14 +586,12 @@ class CSVImportMixin(ImportMixin):
                 "dry_run": dry_run,
                 "user_id": request.user.pk,
             },
-            user=request.user,
             page=reverse(
                 "admin:{}_{}_import_job".format(*info),
                 args=[job_id],
                 current_app=self.admin_site.name,
             ),
         )
-        return redirect(job.page)
 
     def _resource_path(self):
         resource = self.resource_classes[0]

@@ -10,13 +10,14 @@ the shared cache (``exchange.jobs.upload_storage``), where any worker reads it.
 import uuid
 
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from exchange import jobs as import_jobs
 from jobs import runner
 from jobs.models import Job
+from jobs.views import start_job
 
 
 class UploadImportMixin:
@@ -85,7 +86,12 @@ class UploadImportMixin:
             storage = import_jobs.upload_storage()
             storage.save(upload.data)
             job_id = uuid.uuid4()
-            job = runner.enqueue(
+            return start_job(
+                request,
+                back_to=reverse(
+                    f"admin:{self._upload_url_name()}",
+                    current_app=self.admin_site.name,
+                ),
                 id=job_id,
                 title=self.upload_job_title(upload),
                 function=self.upload_job,
@@ -94,14 +100,12 @@ class UploadImportMixin:
                     "original_name": upload.name,
                     "user_id": request.user.pk,
                 },
-                user=request.user,
                 page=reverse(
                     f"admin:{self._upload_url_name()}_job",
                     args=[job_id],
                     current_app=self.admin_site.name,
                 ),
             )
-            return redirect(job.page)
         return self._upload_response(request, form=form, title=self.upload_heading)
 
     def upload_import_job_view(self, request, job_id):

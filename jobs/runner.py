@@ -41,6 +41,14 @@ LOST = (
     "did not answer); nothing was written. Start it again."
 )
 LOST_AFTER = datetime.timedelta(minutes=1)
+UNREACHABLE = (
+    "The background-job queue cannot be reached (its Redis does not answer), so "
+    "the job was not started and nothing was written. Try again once it is back."
+)
+
+
+class QueueUnavailable(Exception):
+    """The queue could not take the job: nothing was started."""
 
 
 def _progress_key(job_id):
@@ -52,7 +60,8 @@ def _result_key(job_id):
 
 
 def enqueue(*, title, function, arguments, user=None, page="", id=None):
-    """A new job, queued for a worker."""
+    """A new job, queued for a worker; QueueUnavailable (the job kept as
+    failed) when the queue cannot be reached."""
     job = Job.objects.create(
         **({"id": id} if id else {}),
         title=title,
@@ -61,14 +70,22 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None):
         created_by=user,
         page=page,
     )
-    queue.get_queue().enqueue(
-        run,
-        str(job.pk),
-        job_id=str(job.pk),
-        result_ttl=0,
-        failure_ttl=settings.JOBS_RESULT_SECONDS,
-        description=title,
-    )
+    try:
+        queue.get_queue().enqueue(
+            run,
+            str(job.pk),
+            job_id=str(job.pk),
+            result_ttl=0,
+            failure_ttl=settings.JOBS_RESULT_SECONDS,
+            description=title,
+        )
+    except (RedisError, OSError) as error:
+        logger.error("Job %s (%s) could not be queued: %r", job.pk, title, error)
+        job.state = Job.State.FAILED
+        job.summary = UNREACHABLE
+        job.finished_at = timezone.now()
+        job.save(update_fields=["state", "summary", "finished_at"])
+        raise QueueUnavailable(UNREACHABLE) from error
     return job
 
 

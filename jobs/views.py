@@ -1,0 +1,18 @@
+"""Starting a job from a view: the answer leads to the job's page."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+
+from jobs import runner
+
+
+def start_job(request, *, back_to, **job):
+    """Queue ``job`` (``runner.enqueue``'s arguments) for the signed-in user
+    and lead to its page; or, when the queue cannot be reached, back to
+    ``back_to`` saying so."""
+    try:
+        started = runner.enqueue(user=request.user, **job)
+    except runner.QueueUnavailable as error:
+        messages.error(request, str(error))
+        return redirect(back_to)
+    return redirect(started.page)
