@@ -19,13 +19,9 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 ## run: install, migrate, import the seed page once, serve on SQLite at http://$(HOST)/
-## with one background-job worker beside it (the admin's imports and backups)
 run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py import_index --if-empty $(SEED)
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology} & \
-	worker=$$!; \
-	trap 'kill $$worker 2>/dev/null; wait' EXIT INT TERM; \
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST)
 
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
