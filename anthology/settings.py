@@ -35,6 +35,8 @@ STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
 JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
               else redis://127.0.0.1:6379/0)
 JOBS_QUEUE    the queue's name (default "anthology")
+JOBS_IN_PROCESS  run background jobs in the web process that starts them, at
+              once (default: on when REDIS_URL is unset)
 IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
 IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
 IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
@@ -388,6 +390,9 @@ RQ_QUEUES = {
         "DEFAULT_TIMEOUT": 3600,
     }
 }
+# Without a shared cache a worker could neither read an upload nor hand back
+# its result, so jobs run in the web process that starts them (`make run`).
+JOBS_IN_PROCESS = env_bool("JOBS_IN_PROCESS", default=not REDIS_URL)
 # A job is queued once the transaction that made its row commits, so a worker
 # never looks for a job the database does not hold yet.
 RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}

@@ -60,8 +60,9 @@ def _result_key(job_id):
 
 
 def enqueue(*, title, function, arguments, user=None, page="", id=None):
-    """A new job, queued for a worker; QueueUnavailable (the job kept as
-    failed) when the queue cannot be reached."""
+    """A new job, queued for a worker (or, with ``JOBS_IN_PROCESS``, run here
+    and now); QueueUnavailable (the job kept as failed) when the queue cannot
+    be reached."""
     job = Job.objects.create(
         **({"id": id} if id else {}),
         title=title,
@@ -70,6 +71,10 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None):
         created_by=user,
         page=page,
     )
+    if settings.JOBS_IN_PROCESS:
+        run(str(job.pk))
+        job.refresh_from_db()
+        return job
     try:
         queue.get_queue().enqueue(
             run,

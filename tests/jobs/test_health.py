@@ -43,3 +43,15 @@ def test_a_failing_database_is_named(client, monkeypatch):
         "cache": "ok",
         "queue": "ok",
     }
+
+
+def test_jobs_run_in_the_web_process_need_no_queue(client):
+    with override_settings(
+        JOBS_IN_PROCESS=True,
+        RQ_QUEUES={"anthology": {"URL": "redis://127.0.0.1:1/0"}},
+        JOBS_QUEUE="anthology",
+    ):
+        response = client.get("/health/")
+
+    assert response.status_code == 200
+    assert response.json()["queue"] == health.IN_PROCESS

@@ -13,6 +13,7 @@ from jobs import runner
 from jobs.models import Job
 from tests.exchange.test_import_csv import csv_text
 from tests.exchange.test_import_jobs import rows
+from tests.factories import TopicFactory
 from tests.pagecache.test_instances import free_port
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +77,27 @@ def test_a_job_the_queue_cannot_take_is_refused_on_the_page_it_was_started_from(
     assert (job.state, job.summary) == (Job.State.FAILED, runner.UNREACHABLE)
     assert (Document.objects.count(), Topic.objects.count()) == (0, 0)
     assert finished_backups() == []
+
+
+def test_without_a_shared_cache_jobs_run_in_the_web_process_with_no_queue(
+    admin_client, seed_text, queue_down, settings
+):
+    # As `make run` serves: REDIS_URL unset, each process caching for itself.
+    settings.JOBS_IN_PROCESS = True
+    TopicFactory(slug="optimisation")
+
+    checked = start_csv_import(admin_client, seed_text)
+    confirmed = admin_client.post(
+        reverse("admin:catalogue_document_process_import"),
+        checked.context["confirm_form"].initial,
+        follow=True,
+    )
+    imported = start_page_import(admin_client, seed_text)
+    backed_up = start_backup(admin_client, seed_text)
+
+    assert "Imported: 3 new, 0 updated, 0 unchanged." in confirmed.content.decode()
+    assert "Imported seed.txt." in imported.content.decode()
+    assert "Wrote the backup" in backed_up.content.decode()
+    assert Document.objects.count() == 3 + 67
+    assert len(finished_backups()) == 1
+    assert set(Job.objects.values_list("state", flat=True)) == {Job.State.FINISHED}
