@@ -97,10 +97,10 @@ def test_a_killed_backup_keeps_nothing_and_the_next_one_is_whole(
 
     start_worker(BACKUP_DIR=str(backup_dir))
     again = admin_client.post(reverse("admin:backups")).url
-    until(
-        lambda: Job.objects.get(page=again).state == Job.State.FINISHED,
-        "the second backup finished",
-    )
+    until(lambda: Job.objects.get(page=again).is_done, "the second backup done")
+    second = Job.objects.get(page=again)
+    assert (second.state, second.summary) == (Job.State.FINISHED, second.summary)
+    assert second.summary.startswith("Wrote the backup ")
     (kept,) = backups.finished_backups()
     download = admin_client.get(reverse("admin:backup_download", args=[kept.name]))
     objects = json.loads(b"".join(download.streaming_content))["objects"]

@@ -76,9 +76,10 @@ def queue():
 
 
 @pytest.fixture
-def start_worker(queue):
+def start_worker(queue, tmp_path):
     """Start an RQ worker on the queue, in a process group of its own, with
-    the settings given (environment variables)."""
+    the settings given (environment variables). What the workers logged is
+    printed after the test, which pytest shows when it failed."""
     db = connection.settings_dict
     env = {
         **os.environ,
@@ -92,16 +93,20 @@ def start_worker(queue):
     }
     workers = []
 
+    logs = []
+
     def start(**settings):
         """A worker, with ``settings`` in its environment besides the test's."""
-        worker = subprocess.Popen(
-            [sys.executable, "manage.py", "rqworker", queue],
-            cwd=ROOT,
-            env={**env, **settings},
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        logs.append(tmp_path / f"worker-{len(logs) + 1}.log")
+        with logs[-1].open("wb") as log:
+            worker = subprocess.Popen(
+                [sys.executable, "manage.py", "rqworker", queue],
+                cwd=ROOT,
+                env={**env, **settings},
+                start_new_session=True,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         workers.append(worker)
         return worker
 
@@ -110,6 +115,8 @@ def start_worker(queue):
         if worker.poll() is None:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
+    for log in logs:
+        print(f"== {log.name}", log.read_text(errors="replace"), sep="\n")
 
 
 def until(check, what):
