@@ -30,16 +30,22 @@ def upload_storage(name=None):
     return CacheStorage(name=name, encoding=ENCODING, read_mode="r")
 
 
-def import_csv(*, resource, file_name, original_name, dry_run, user_id):
-    """Import the uploaded CSV ``file_name`` with ``resource`` (a dotted
-    path): a dry run, or the writing of the whole file in one transaction."""
+def kept_upload(file_name, original_name, user_id):
+    """The upload ``file_name`` waiting for its job, its bytes and the user who
+    sent it; a ValueError once the cache no longer keeps it."""
     storage = upload_storage(file_name)
     data = storage.read()
     if data is None:
         raise ValueError(f"{original_name} is no longer kept; upload it again.")
+    return storage, data, get_user_model().objects.filter(pk=user_id).first()
+
+
+def import_csv(*, resource, file_name, original_name, dry_run, user_id):
+    """Import the uploaded CSV ``file_name`` with ``resource`` (a dotted
+    path): a dry run, or the writing of the whole file in one transaction."""
+    storage, data, user = kept_upload(file_name, original_name, user_id)
     dataset = read_csv(data, original_name)
     importer = import_string(resource)()
-    user = get_user_model().objects.filter(pk=user_id).first()
     # What the import saves besides its documents (a registry it creates) is
     # audited as the user's, as in the request that started it.
     with progress.reporting(runner.progress), set_actor(user):
@@ -61,10 +67,7 @@ def import_csv(*, resource, file_name, original_name, dry_run, user_id):
 def import_page(*, file_name, original_name, user_id):
     """Import the uploaded topic page ``file_name`` (UTF-8 text), as
     ``import_index`` does: all or nothing."""
-    data = upload_storage(file_name).read()
-    if data is None:
-        raise ValueError(f"{original_name} is no longer kept; upload it again.")
-    user = get_user_model().objects.filter(pk=user_id).first()
+    storage, data, user = kept_upload(file_name, original_name, user_id)
     try:
         with progress.reporting(runner.progress):
             report = import_topic_text(
@@ -76,7 +79,7 @@ def import_page(*, file_name, original_name, user_id):
         raise ValueError(
             f"{original_name}: the page was not imported; nothing was written.\n{error}"
         ) from error
-    upload_storage(file_name).remove()
+    storage.remove()
     return f"Imported {original_name}.", str(report)
 
 
@@ -84,11 +87,7 @@ def import_decision_folder(*, file_name, original_name, user_id):
     """Import the decision folder of the uploaded .zip archive ``file_name``
     (``exchange.archives``), as ``import_decisions`` imports a folder: all or
     nothing, with the same report."""
-    storage = upload_storage(file_name)
-    data = storage.read()
-    if data is None:
-        raise ValueError(f"{original_name} is no longer kept; upload it again.")
-    user = get_user_model().objects.filter(pk=user_id).first()
+    storage, data, user = kept_upload(file_name, original_name, user_id)
     try:
         found = archives.read_archive(data, name=original_name)
         with tempfile.TemporaryDirectory(prefix="anthology-decisions-") as unpacked:
