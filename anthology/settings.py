@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     # One app per concern; data flows one way: catalogue <- exchange <- public
     # <- editorial, and pagecache knows nothing of the others.
     "catalogue",
+    "actions",
     "exchange",
     "jobs",
     "public",
@@ -238,6 +239,9 @@ PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
 PAGE_CACHE_PARAMETERS = "public.scopes.page_parameters"
 # The paths of a scope's pages, for frontends that purge by path.
 PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
+# What a change to the record makes stale, for the actions (``actions.pages``).
+PAGE_CACHE_BEFORE_CHANGE = "public.scopes.before_change"
+PAGE_CACHE_CHANGE_SCOPES = "public.scopes.change_scopes"
 
 # Shared caches in front, purged of the pages a change affects once it
 # commits. A page gets a shared lifetime only when one is configured: nothing

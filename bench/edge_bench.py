@@ -79,8 +79,8 @@ from django.db.models import Count, Q  # noqa: E402
 from django.test import override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
+import actions.documents  # noqa: E402
 from catalogue.models import PUBLIC_STATUSES, Document, Topic  # noqa: E402
-from editorial import workflow  # noqa: E402
 from pagecache import frontends  # noqa: E402
 from public.views import ROWS_PER_PAGE  # noqa: E402
 
@@ -329,10 +329,10 @@ def publications(count, topics, user):
             title = (
                 f"[Sample] Revised for the edge benchmark {n} {uuid.uuid4().hex[:6]}"
             )
-            workflow.edit_document(
+            actions.documents.edit_document(
                 document=document, user=user, changes={"title": title}, note="bench"
             )
-            workflow.publish(document=document, user=user)
+            actions.documents.publish(document=document, user=user)
             committed = time.perf_counter()
             fresh = {
                 kind: readers.submit(fresh_at, path, title)

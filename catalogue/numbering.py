@@ -32,20 +32,36 @@ def issue_number(*, registry):
 def check_unissued(*, registry, number):
     """Refuse ``number`` for a new document of ``registry`` unless the registry
     never issued it and could: above its highest, within the column's range."""
+    refusal = unissued_refusal(
+        registry=registry, number=number, highest=highest_issued(registry=registry)
+    )
+    if refusal is not None:
+        raise refusal
+
+
+def highest_issued(*, registry):
+    """The highest number ``registry`` has issued, its row locked until the
+    transaction ends, so no number is issued meanwhile."""
+    return _locked_with_highest(registry)[1]
+
+
+def unissued_refusal(*, registry, number, highest):
+    """Why ``number`` cannot be given to a new document of ``registry``, which
+    has issued up to ``highest``, as a ValidationError; None if it can."""
     if not 0 < number <= MAX_NUMBER:
-        raise ValidationError(
+        return ValidationError(
             f"{registry.prefix} numbers run from 1 to {MAX_NUMBER}; {number} is "
             "out of range.",
             code="number_out_of_range",
         )
-    _, highest = _locked_with_highest(registry)
     if number <= highest:
-        raise ValidationError(
+        return ValidationError(
             f"{registry.prefix}-{number:03d} was issued before ({registry.prefix} "
             f"has issued up to {highest}); a number is never reused. Leave it "
             "blank for the next one.",
             code="number_issued",
         )
+    return None
 
 
 def _locked_with_highest(registry):

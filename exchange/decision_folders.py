@@ -11,16 +11,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+import actions.decisions
+from actions.batch import bulk_change
 from catalogue.models import (
     DecisionImage,
     DecisionRecord,
     DecisionRelation,
-    DecisionRevision,
     content_digest,
 )
 from catalogue.references import write_references
@@ -28,8 +28,6 @@ from exchange import progress
 from exchange.importers import ImportReport
 from exchange.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
 from exchange.problems import ImportRefused
-from exchange.writer import attributed
-from pagecache.generations import expire_everything
 
 KIND = "Decision records"
 
@@ -64,8 +62,7 @@ def import_decisions(folder, *, user=None, via=None):
     parsed_files, problems, notes = parse_folder(folder)
     report = ImportReport(notes=notes)
     via = via or f"import_decisions {folder}"
-    with transaction.atomic(), attributed(user, via):
-        expire_everything()
+    with bulk_change(user=user, via=via):
         existing = list(DecisionRecord.objects.select_for_update())
         matches = _match(parsed_files, existing, problems)
         problems.extend(
@@ -176,7 +173,7 @@ def _apply(match, now, report, user):
     for name, value in changed.items():
         setattr(decision, name, value)
     if match.is_new:
-        decision.published_at = now
+        actions.decisions.publish_imported(decision, user=user, at=now)
     elif set(changed) - {"source_digest"}:
         match.outcome = "updated"
     decision.save()
@@ -193,13 +190,11 @@ def _keep_edited(match, content, digest, report, user):
             )
         )
         return
-    DecisionRevision.objects.create(
+    actions.decisions.hold_imported_change(
         decision=decision,
-        created_by=user,
-        updated_by=user,
-        supersedes=decision.superseded_pks(),
+        content=content,
+        user=user,
         note=f"The change to {parsed.name}, imported.",
-        **content,
     )
     # The file as it now reads has been seen: a re-import holds nothing more.
     decision.source_digest = digest

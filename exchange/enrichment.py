@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from catalogue.models import Document, Revision
+import actions.documents
+from actions.steps import audited
+from catalogue.models import Document
 from exchange.metadata import LookupFailed, look_up
-from exchange.writer import attributed
 
 VIA = "enrich_metadata"
 # Failures that say the service, not the document, is the trouble: the rest of
@@ -118,7 +119,7 @@ def enrich(*, documents, user=None, dry_run=False):
             report.unchanged.append(document)
             continue
         proposals.append(Proposal(document, changes, work.source_identifier))
-    with transaction.atomic(), attributed(user, VIA):
+    with transaction.atomic(), audited(user, VIA):
         for proposal in proposals:
             _propose(proposal, user, report, dry_run)
         if dry_run:
@@ -127,22 +128,18 @@ def enrich(*, documents, user=None, dry_run=False):
 
 
 def _propose(proposal, user, report, dry_run):
+    """Edit the document as an editor would (``edit_document``): in place
+    while unpublished, as a pending revision once public; one that already
+    has a pending revision is left to its editor."""
     document = Document.objects.select_for_update().get(pk=proposal.document.pk)
-    if not document.is_public:
-        report.updated.append(proposal)
-        for name, value in proposal.changes.items():
-            setattr(document, name, value)
-        document.full_clean(exclude=["tags"])
-        document.save()
-        return
-    if document.pending_revision() is not None:
+    if document.is_public and document.pending_revision() is not None:
         report.kept.append(proposal)
         return
-    report.proposed.append(proposal)
-    revision = Revision.held_from(document, user=user)
-    for name, value in proposal.changes.items():
-        setattr(revision, name, value)
-    revision.updated_by = user
-    revision.note = f"Metadata from {proposal.source}, proposed by {VIA}."
-    revision.full_clean(exclude=["document"])
-    revision.save()
+    (report.proposed if document.is_public else report.updated).append(proposal)
+    actions.documents.edit_document(
+        document=document,
+        user=user,
+        changes=proposal.changes,
+        note=f"Metadata from {proposal.source}, proposed by {VIA}.",
+        via=VIA,
+    )

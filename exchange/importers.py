@@ -11,15 +11,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Count
 from django.utils.text import slugify
 
+from actions.batch import DocumentWrite, DocumentWriter, bulk_change
 from catalogue.models import Document, Preface, Registry, Topic
 from exchange import progress
 from exchange.problems import ImportRefused, Problem
-from exchange.writer import DocumentWrite, DocumentWriter, attributed
-from pagecache.generations import expire_everything
 
 # Which column of a topic page's table each model field is printed in.
 ROW_COLUMNS = {
@@ -98,9 +96,8 @@ def import_topic_text(parsed, *, source="", user=None):
         user=user,
         via=f"import_index {source}".strip(),
     )
-    with transaction.atomic(), attributed(user, writer.via):
-        # A topic's text brings a preface, a topic, registries and many documents.
-        expire_everything()
+    # A topic's text brings a preface, a topic, registries and many documents.
+    with bulk_change(user=user, via=writer.via):
         _import_preface(parsed, report)
         registries = _import_registries(parsed, report)
         topic = _import_topic(parsed, report)

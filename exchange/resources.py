@@ -9,6 +9,7 @@ writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 import copy
 import datetime
 import uuid
+from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -27,14 +28,16 @@ from import_export.forms import ImportForm
 from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
 
+from actions import pages
+from actions.batch import DocumentWrite, DocumentWriter
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
+from catalogue.numbering import highest_issued, unissued_refusal
 from exchange import jobs as import_jobs
 from exchange import progress
 from exchange.exports import DOCUMENT_COLUMNS, restore
 from exchange.outcomes import ROWS_A_PAGE, ImportOutcome
 from exchange.uploads import upload_bytes
-from exchange.writer import DocumentWrite, DocumentWriter
 from jobs import runner
 from jobs.models import Job
 from jobs.views import start_job
@@ -117,6 +120,17 @@ class DocumentLoader(BaseInstanceLoader):
         if not number.isdigit():
             return None
         return self.documents.get((row.get("registry", ""), int(number)))
+
+
+@dataclass
+class RowRead:
+    """What a row says of its document besides the model's fields, and the
+    document as the record had it before the row was read into it."""
+
+    original: Document | None = None
+    tags: list = field(default_factory=list)
+    successor: str = ""
+    times: dict = field(default_factory=dict)
 
 
 def text_field(name):
@@ -212,7 +226,10 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.saved = {}  # identifier -> the document a valid row writes
         self.successors = []  # (row number, document, identifier)
         self.row_changes = ()  # the columns the row being read changes
+        self.read = {}  # id(document) -> the RowRead of the row being read
+        self.highest = {}  # registry pk -> the highest number it has issued
         self.user = None
+        self.writer = None
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
@@ -220,6 +237,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)
         self.user = kwargs.get("user")
+        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
 
     def import_instance(self, instance, row, **kwargs):
         """Read the row into the document; every problem raised by column."""
@@ -252,23 +270,23 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             raise ValidationError(errors)
 
     def _read_unmodelled(self, instance, row, errors):
-        """Keep the cells no model field takes (tags, successor, times) on the
-        instance for the writer; returns ``errors`` with theirs added."""
-        instance.imported_tags = sorted(
+        """Read the cells no model field takes (tags, successor, times) into
+        the row's ``RowRead``; returns ``errors`` with theirs added."""
+        read = self.read[id(instance)]
+        read.tags = sorted(
             {
                 name.strip()
                 for name in restore(row.get("tags") or "").split(",")
                 if name.strip()
             }
         )
-        instance.imported_successor = restore(row.get("successor") or "")
-        instance.imported_times = {}
+        read.successor = restore(row.get("successor") or "")
         for column, attribute in [
             ("created", "created_at"),
             ("last_changed", "updated_at"),
         ]:
             try:
-                instance.imported_times[attribute] = parse_timestamp(
+                read.times[attribute] = parse_timestamp(
                     restore(row.get(column) or ""), column
                 )
             except ValidationError as error:
@@ -294,12 +312,21 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             )
         else:
             self.seen[identifier] = row_number
-        if not instance.pk and instance.number <= instance.registry.last_number:
-            errors.setdefault("number", []).append(
-                ValidationError(
-                    f"{identifier} was issued before; a number is never reused."
-                )
+        if not instance.pk:
+            refusal = unissued_refusal(
+                registry=instance.registry,
+                number=instance.number,
+                highest=self._highest(instance.registry),
             )
+            if refusal is not None:
+                errors.setdefault("number", []).append(refusal)
+
+    def _highest(self, registry):
+        """The highest number ``registry`` issued before this import, read
+        (and its row locked) once."""
+        if registry.pk not in self.highest:
+            self.highest[registry.pk] = highest_issued(registry=registry)
+        return self.highest[registry.pk]
 
     def validate_instance(
         self, instance, import_validation_errors=None, validate_unique=True
@@ -327,31 +354,35 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         a shallow copy, its related rows and tags shared (the row changes
         neither; it names them)."""
         super().after_init_instance(instance, new, row, **kwargs)
-        instance.imported_original = None if new else copy.copy(instance)
+        self.read[id(instance)] = RowRead(None if new else copy.copy(instance))
 
     def skip_row(self, instance, original, row, import_validation_errors=None):
         """A row is skipped when it changes none of its document's columns. The
         columns it changes are compared here, all of them (import-export's own
         comparison stops at the first), for the preview to name."""
-        original = instance.imported_original
+        read = self.read[id(instance)]
         self.row_changes = ()
-        if import_validation_errors or original is None:
+        if import_validation_errors or read.original is None:
             return False
-        self.row_changes = self.changed_columns(instance, original)
+        self.row_changes = self.changed_columns(instance, read)
+        if not self.row_changes:
+            del self.read[id(instance)]
         return not self.row_changes
 
-    def changed_columns(self, instance, original):
-        """The columns in which the row's document differs from the record's."""
+    def changed_columns(self, instance, read):
+        """The columns in which the row's document differs from the record's
+        (``read.original``)."""
+        original = read.original
         columns = [
             field.column_name
             for field in self.get_import_fields()
             if field.attribute
             and field.get_value(instance) != field.get_value(original)
         ]
-        if sorted(tag.name for tag in original.tags.all()) != instance.imported_tags:
+        if sorted(tag.name for tag in original.tags.all()) != read.tags:
             columns.append("tags")
         successor = original.superseded_by.identifier if original.superseded_by else ""
-        if successor != instance.imported_successor:
+        if successor != read.successor:
             columns.append("successor")
         return tuple(columns)
 
@@ -364,7 +395,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         """Queued for its batch (write_batch); its successor is set last."""
         self.saved[instance.identifier] = instance
         self.successors.append(
-            (kwargs.get("row_number"), instance, instance.imported_successor)
+            (kwargs.get("row_number"), instance, self.read[id(instance)].successor)
         )
 
     def bulk_create(
@@ -382,24 +413,25 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.write_batch(self.update_instances, raise_errors, result, created=False)
 
     def write_batch(self, documents, raise_errors, result, *, created):
-        """Write a batch of documents through the one ``DocumentWriter``."""
+        """Write a batch of documents through the import's ``DocumentWriter``."""
         if not documents:
             return
-        writes = [
-            DocumentWrite(
-                document,
-                before=None if created else document.imported_original,
-                tags=document.imported_tags,
-                times=document.imported_times if created else {},
+        writes = []
+        for document in documents:
+            read = self.read.pop(id(document))
+            writes.append(
+                DocumentWrite(
+                    document,
+                    before=read.original,
+                    tags=read.tags,
+                    times=read.times if created else {},
+                )
             )
-            for document in documents
-        ]
-        writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
         try:
             if created:
-                writer.create(writes)
+                self.writer.create(writes)
             else:
-                writer.update(writes)
+                self.writer.update(writes)
         except Exception as error:
             self.handle_import_error(result, error, raise_errors)
         finally:
@@ -437,11 +469,10 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
                 continue
             successor_pk = successor.pk if successor else None
             if document.pk and document.superseded_by_id != successor_pk:
-                document.superseded_by = successor
-                changed.append(document)
+                changed.append((document, successor))
         if problems:
             raise ValidationError(problems)
-        Document.objects.bulk_update(changed, ["superseded_by"], batch_size=1000)
+        self.writer.set_successors(changed)
 
 
 def _successor_problem(document, successor):
@@ -485,6 +516,11 @@ class TopicResource(ProgressMixin, resources.ModelResource):
         report_skipped = True
         clean_model_instances = True
         use_transactions = True
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        # Topics name every page; a dry run rolls this back with the rest.
+        pages.everything_changed()
 
 
 class CSVImportForm(ImportForm):

@@ -3,8 +3,8 @@
 The page cache (``pagecache``) serves a stored page only while the
 generations of its scopes are current. This module is the site's side of
 that bargain: ``page_scopes`` names the scopes each page depends on (the
-``PAGE_CACHE_SCOPES`` setting points at it), and ``document_changed`` and
-``decision_changed`` expire the scopes a change affects once it commits.
+``PAGE_CACHE_SCOPES`` setting points at it), and ``change_scopes`` the scopes
+a change affects (``PAGE_CACHE_CHANGE_SCOPES``: the actions expire them).
 
 Scopes, besides the page cache's own ``EVERYTHING`` (the preface,
 registries, topics, imports):
@@ -20,7 +20,7 @@ from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import DecisionRecord, Preface, Reference
 from catalogue.references import find_names
-from pagecache.generations import EVERYTHING, expire
+from pagecache.generations import EVERYTHING
 
 LISTING = "listing"
 LISTS = "lists"
@@ -162,32 +162,37 @@ def _naming_scopes(identifier):
     return scopes
 
 
-def document_before(document):
-    """What ``document_changed`` needs to know of a document before a change."""
+def before_change(obj):
+    """What ``change_scopes`` needs to know of a public document or decision
+    record before a change: where it was filed and the names its text gave."""
+    if isinstance(obj, DecisionRecord):
+        return {"names": find_names(obj.body)}
     return {
-        "topic_slugs": [document.topic.slug] if document.topic_id else [],
-        "names": find_names(document.reference_text),
+        "topic_slugs": [obj.topic.slug] if obj.topic_id else [],
+        "names": find_names(obj.reference_text),
     }
 
 
-def document_changed(document, *, before=None, listing=False):
-    """Expire the pages a change to public ``document`` affects.
+def change_scopes(obj, *, before=None, listing=False):
+    """The scopes a change to a public document or decision record affects.
 
     ``listing``: the change alters what every document list shows besides its
     rows (a registry's total, the public tags), as a first publication does.
     """
-    scopes = document_scopes(document, **(before or {}))
+    if isinstance(obj, DecisionRecord):
+        return decision_scopes(obj, **(before or {}))
+    scopes = document_scopes(obj, **(before or {}))
     if listing:
         scopes.add(LISTING)
-    expire(*scopes)
+    return scopes
 
 
-def decision_changed(decision, *, names=()):
-    """Expire the pages a change to a public decision record affects: the
-    decision pages and lists, the texts naming it, and the documents its text
-    names now or named before (``names``), whose pages list it as naming them."""
+def decision_scopes(decision, *, names=()):
+    """The scopes a change to a public decision record affects: the decision
+    pages and lists, the texts naming it, and the documents its text names now
+    or named before (``names``), whose pages list it as naming them."""
     scopes = {DECISIONS, LISTS, *_naming_scopes(decision.identifier)}
     for name in [*names, *find_names(decision.body)]:
         if name.prefix != DecisionRecord.PREFIX:
             scopes.add(document_scope(Identifier(name.prefix, name.number)))
-    expire(*scopes)
+    return scopes

@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 from playwright.sync_api import sync_playwright
 
-from editorial import workflow
+import actions.documents
 from jobs import queue
 from pagecache import generations
 from tests.exchange.fake_sources import FakeSources
@@ -187,7 +187,7 @@ def filed(publisher):
     second = TopicFactory(name="Evaluation", slug="evaluation")
     third = TopicFactory(name="Architectures", slug="architectures")
     document = DocumentFactory(number=4, topic=first, draft=True, title="Old title")
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     other = DocumentFactory(number=7, topic=third, title="Unrelated work")
     document.refresh_from_db()
     return {

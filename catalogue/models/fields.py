@@ -1,5 +1,8 @@
 """Fields and constraints the record's models share, declared once."""
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -47,17 +50,31 @@ def search_vector_field():
     return SearchVectorField(null=True, editable=False)
 
 
+# While set, a new row's stamped times that are already given are kept.
+_keeping_given_times = ContextVar("keeping_given_times", default=False)
+
+
+@contextmanager
+def keeping_given_times():
+    """Insert new rows with the stamped times their instances already hold
+    (an imported entry's, as its source gives them); the others are stamped
+    now, as always."""
+    token = _keeping_given_times.set(True)
+    try:
+        yield
+    finally:
+        _keeping_given_times.reset(token)
+
+
 class StampedTimeField(models.DateTimeField):
     """A time the row is stamped with as it is saved (``auto_now_add``,
-    ``auto_now``), unless its instance brings its own: an entry imported with
-    the times its source gives is inserted with them (``given_times``, by
-    field name), in one write."""
+    ``auto_now``), unless it is inserted within ``keeping_given_times`` with a
+    time of its own."""
 
     def pre_save(self, model_instance, add):
-        given = getattr(model_instance, "given_times", {}).get(self.attname)
-        if not add or given is None:
+        given = getattr(model_instance, self.attname)
+        if not (add and _keeping_given_times.get()) or given is None:
             return super().pre_save(model_instance, add)
-        setattr(model_instance, self.attname, given)
         return given
 
 

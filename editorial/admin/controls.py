@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
-from editorial import workflow
-from editorial.steps import Step
+import actions.documents
+from actions.steps import Step
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,28 @@ class Control:
 
 # In the order the form shows them.
 CONTROLS = [
-    Control(workflow.SUBMIT, "Save and submit for review", button="_submit_for_review"),
-    Control(workflow.PUBLISH, "Save and publish", button="_publish", after_save=True),
-    Control(workflow.DISCARD, "Discard pending revision", button="_discard_revision"),
-    Control(workflow.REINSTATE, "Reinstate", button="_reinstate"),
-    Control(workflow.WITHDRAW, "Withdraw…", page="admin:catalogue_document_withdraw"),
+    Control(
+        actions.documents.SUBMIT,
+        "Save and submit for review",
+        button="_submit_for_review",
+    ),
+    Control(
+        actions.documents.PUBLISH,
+        "Save and publish",
+        button="_publish",
+        after_save=True,
+    ),
+    Control(
+        actions.documents.DISCARD,
+        "Discard pending revision",
+        button="_discard_revision",
+    ),
+    Control(actions.documents.REINSTATE, "Reinstate", button="_reinstate"),
+    Control(
+        actions.documents.WITHDRAW,
+        "Withdraw…",
+        page="admin:catalogue_document_withdraw",
+    ),
 ]
 
 
@@ -58,10 +75,10 @@ def offered_controls(document, revision, user):
 def take_pressed_step(post, *, document, user, note=""):
     """Take the step whose button ``post`` holds; say what happened, or None."""
     if "_submit_for_review" in post:
-        workflow.submit_for_review(document=document, user=user)
+        actions.documents.submit_for_review(document=document, user=user)
         return f"Submitted {document.identifier} for review."
     if "_publish" in post:
-        version = workflow.publish(document=document, user=user, note=note)
+        version = actions.documents.publish(document=document, user=user, note=note)
         document.refresh_from_db()
         if version is None:
             return (
@@ -70,13 +87,13 @@ def take_pressed_step(post, *, document, user, note=""):
             )
         return f"Published {document.identifier} v{version.number}."
     if "_discard_revision" in post:
-        workflow.discard_revision(document=document, user=user)
+        actions.documents.discard_revision(document=document, user=user)
         return (
             f"Discarded the pending revision of {document.identifier}; readers "
             f"still see {document.label}."
         )
     if "_reinstate" in post:
-        workflow.reinstate(document=document, user=user)
+        actions.documents.reinstate(document=document, user=user)
         document.refresh_from_db()
         return (
             f"Reinstated {document.identifier}: readers see it "

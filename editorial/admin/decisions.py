@@ -6,17 +6,17 @@ from auditlog.mixins import AuditlogHistoryAdminMixin
 from django.contrib import admin
 from django.db import transaction
 
-from catalogue.models import DecisionRecord, DecisionRelation
-from editorial.admin.controls import WorkflowFormMixin
-from editorial.admin.filters import PublishedFilter
-from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
-from editorial.decisions import (
+from actions.decisions import (
     DISCARD_DECISION,
     PUBLISH_DECISION,
     discard_decision_revision,
     publish_decision,
     save_decision,
 )
+from catalogue.models import DecisionRecord, DecisionRelation
+from editorial.admin.controls import WorkflowFormMixin
+from editorial.admin.filters import PublishedFilter
+from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
 from exchange import admin_actions
 from exchange.folder_import import DecisionFolderImportMixin
 

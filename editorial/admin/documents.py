@@ -10,12 +10,11 @@ from django.db.models import Exists, OuterRef
 from django.utils.formats import date_format
 from django.utils.html import format_html
 
+import actions.documents
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, Registry, Revision
-from editorial import workflow
 from editorial.admin import controls
-from editorial.admin.actions import DocumentActionsMixin
-from editorial.admin.expiry import ExpiresPagesOnImportMixin
+from editorial.admin.bulk import DocumentActionsMixin
 from editorial.admin.filters import (
     AuthorListFilter,
     DecadeFilter,
@@ -42,7 +41,6 @@ class DocumentAdmin(
     NamedAutocompleteMixin,
     DocumentActionsMixin,
     DocumentPagesMixin,
-    ExpiresPagesOnImportMixin,
     DocumentImportMixin,
     AuditlogHistoryAdminMixin,
     admin.ModelAdmin,
@@ -185,21 +183,23 @@ class DocumentAdmin(
         revision = None
         outcomes = []
         if not change:
-            workflow.save_document(
+            actions.documents.save_document(
                 document=obj, user=request.user, tags=cleaned.get("tags") or []
             )
         else:
             changes = {
                 name: cleaned[name]
-                for name in workflow.EDITABLE_FIELDS
+                for name in actions.documents.EDITABLE_FIELDS
                 if name in cleaned
             }
-            revision = workflow.edit_document(
+            revision = actions.documents.edit_document(
                 document=obj, user=request.user, changes=changes, note=cleaned["note"]
             )
             successor = cleaned.get("superseded_by")
             if "superseded_by" in form.changed_data and successor is not None:
-                workflow.supersede(document=obj, successor=successor, user=request.user)
+                actions.documents.supersede(
+                    document=obj, successor=successor, user=request.user
+                )
                 outcomes.append(f"{obj.identifier} is superseded by {successor}.")
         obj.refresh_from_db()
         # The buttons beside Save; each verb checks the user's rights itself.

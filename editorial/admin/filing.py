@@ -1,26 +1,40 @@
 """The admin of what documents are filed under and the index is built on:
 registries, topics, tags and the preface.
 
-They are saved straight from the admin, without a workflow verb, and every
-cached page is expired after each change (``ExpiresPagesMixin``).
+They are saved and deleted through their actions (``actions.filing``), which
+expire every cached page, never by a bare ``save()``.
 """
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect, render
 from taggit import admin as taggit_admin
+from taggit.forms import MergeTagsForm
 from taggit.models import Tag
 
+from actions import filing
 from catalogue.models import Preface, Registry, Topic
-from editorial.admin.expiry import ExpiresPagesMixin
 from exchange import admin_actions
 from exchange.page_import import TopicPageImportMixin
 from exchange.resources import TopicImportMixin
-from pagecache.generations import expire_everything
+
+
+class FilingActionsMixin:
+    """The admin's save and delete take their action, never a bare ``save()``."""
+
+    def save_model(self, request, obj, form, change):
+        filing.save(obj=obj, user=request.user)
+
+    def delete_model(self, request, obj):
+        filing.delete(objs=[obj], user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        filing.delete(objs=list(queryset), user=request.user)
 
 
 @admin.register(Registry)
-class RegistryAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class RegistryAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["prefix", "name", "last_number"]
     readonly_fields = ["last_number"]
     search_fields = ["prefix", "name"]
@@ -28,7 +42,7 @@ class RegistryAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdm
 
 @admin.register(Topic)
 class TopicAdmin(
-    ExpiresPagesMixin,
+    FilingActionsMixin,
     TopicPageImportMixin,
     TopicImportMixin,
     AuditlogHistoryAdminMixin,
@@ -43,7 +57,7 @@ class TopicAdmin(
 
 
 @admin.register(Preface)
-class PrefaceAdmin(ExpiresPagesMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+class PrefaceAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
     list_display = ["heading", "updated_at"]
 
     def has_add_permission(self, request):
@@ -56,7 +70,7 @@ admin.site.unregister(Tag)
 
 
 @admin.register(Tag)
-class TagAdmin(ExpiresPagesMixin, taggit_admin.TagAdmin):
+class TagAdmin(FilingActionsMixin, taggit_admin.TagAdmin):
     """taggit's tag admin, whose merge renames tags on every document and
     deletes the merged ones: only for those who may change and delete tags."""
 
@@ -72,9 +86,23 @@ class TagAdmin(ExpiresPagesMixin, taggit_admin.TagAdmin):
         return actions
 
     def merge_tags_view(self, request):
+        """taggit's merge page, merging through ``filing.merge_tags``: its own
+        merge deletes the target tag from the documents that already had it."""
         if not self.may_merge(request):
             raise PermissionDenied("Merging tags needs the change and delete rights.")
-        response = super().merge_tags_view(request)
-        if request.method == "POST" and response.status_code == 302:
-            expire_everything()  # The merged tags are renamed on every page.
-        return response
+        selected = request.session.get("selected_tag_ids", "").split(",")
+        form = MergeTagsForm(request.POST if request.method == "POST" else None)
+        if form.is_valid():
+            tags = Tag.objects.filter(pk__in=[pk for pk in selected if pk.isdigit()])
+            filing.merge_tags(
+                tags=list(tags),
+                into=form.cleaned_data["new_tag_name"],
+                user=request.user,
+            )
+            self.message_user(request, "Tags have been merged", level="success")
+            request.session.pop("selected_tag_ids", None)
+            return redirect("..")
+        if form.is_bound:
+            self.message_user(request, "Form is invalid.", level="error")
+        context = {"form": MergeTagsForm(), "selected_tag_ids": selected}
+        return render(request, "admin/taggit/merge_tags_form.html", context)

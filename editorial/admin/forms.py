@@ -14,6 +14,7 @@ from taggit.forms import TagWidget
 from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
+from actions.documents import EDITABLE_FIELDS, editable_state, editor_state
 from catalogue.citations import (
     author_lines,
     derived_authors,
@@ -24,7 +25,6 @@ from catalogue.citations import (
 from catalogue.duplicates import same_source, similar_titles
 from catalogue.models import DecisionRecord, DecisionRelation, Document, Topic
 from editorial.merge import three_way_merge
-from editorial.workflow import EDITABLE_FIELDS, editable_state, editor_state
 from public.diffs import render_word_diff
 
 BASE_SALT = "catalogue.document.base"

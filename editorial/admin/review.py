@@ -13,11 +13,11 @@ from django.urls import path, reverse
 from django.utils.text import slugify
 from taggit.models import Tag
 
+import actions.documents
 from catalogue.citations import author_lines
 from catalogue.duplicates import likely_pairs
 from catalogue.models import Document, Topic
 from catalogue.references import resolve
-from editorial import workflow
 from editorial.admin.forms import WithdrawalForm
 from public.diffs import render_word_diff
 from public.versions import FieldComparison, version_comparison
@@ -31,8 +31,8 @@ def revision_comparison(document, revision):
             "pk", "name"
         )
     )
-    published = workflow.published_state(document)
-    held = workflow.revision_state(revision)
+    published = actions.documents.published_state(document)
+    held = actions.documents.revision_state(revision)
 
     def text(state, name):
         if name == "topic":
@@ -135,20 +135,24 @@ class DocumentPagesMixin:
             f"Review the pending revision of {document.identifier}",
             revision=revision,
             fields=revision_comparison(document, revision),
-            can_publish=workflow.PUBLISH.is_offered(document, revision, request.user),
-            can_discard=workflow.DISCARD.is_offered(document, revision, request.user),
+            can_publish=actions.documents.PUBLISH.is_offered(
+                document, revision, request.user
+            ),
+            can_discard=actions.documents.DISCARD.is_offered(
+                document, revision, request.user
+            ),
         )
 
     def _decide(self, request, document):
         if "_publish" in request.POST:
-            version = workflow.publish(document=document, user=request.user)
+            version = actions.documents.publish(document=document, user=request.user)
             document.refresh_from_db()
             number = version.number if version else document.version
             self.message_user(
                 request, f"Published {document.identifier} v{number}.", messages.SUCCESS
             )
         elif "_discard_revision" in request.POST:
-            workflow.discard_revision(document=document, user=request.user)
+            actions.documents.discard_revision(document=document, user=request.user)
             self.message_user(
                 request,
                 f"Discarded the pending revision of {document.identifier}; readers "
@@ -196,7 +200,9 @@ class DocumentPagesMixin:
         if request.method == "POST":
             if not can_revert:
                 raise PermissionDenied
-            workflow.revert(document=document, version=version, user=request.user)
+            actions.documents.revert(
+                document=document, version=version, user=request.user
+            )
             self.message_user(
                 request,
                 f"v{number} is now the pending revision; a publisher publishes it "
@@ -232,11 +238,11 @@ class DocumentPagesMixin:
         Template: ``admin/catalogue/document/withdraw.html``.
         """
         document = self._viewable(request, object_id)
-        if not workflow.WITHDRAW.is_offered(document, None, request.user):
+        if not actions.documents.WITHDRAW.is_offered(document, None, request.user):
             raise PermissionDenied
         form = WithdrawalForm(request.POST or None)
         if form.is_valid():
-            workflow.withdraw(
+            actions.documents.withdraw(
                 document=document, user=request.user, reason=form.cleaned_data["reason"]
             )
             self.message_user(

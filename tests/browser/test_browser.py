@@ -3,9 +3,9 @@
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
+import actions.documents
 from catalogue.models import Document, Topic
 from catalogue.references import write_references
-from editorial import workflow
 from tests.factories import (
     PASSWORD,
     DecisionRecordFactory,
@@ -26,12 +26,12 @@ def reading_record(imported_seed, editorial_groups):
     DecisionRecordFactory(number=26, title="One axis for both registries")
     publisher = UserFactory(publisher=True, username="grace")
     lit4 = Document.objects.get(number=4)
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=lit4,
         user=publisher,
         changes={"summary": lit4.summary.replace("ResNet", "residual network")},
     )
-    workflow.publish(document=lit4, user=publisher, note="Spelled out ResNet.")
+    actions.documents.publish(document=lit4, user=publisher, note="Spelled out ResNet.")
     citing = DocumentFactory(
         number=900,
         registry=Document.objects.get(number=4).registry,

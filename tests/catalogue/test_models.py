@@ -5,8 +5,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
+import actions.documents
 from catalogue.models import DecisionRecord, Document, DocumentVersion, Registry, Topic
-from editorial import workflow
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -97,19 +97,19 @@ def test_a_published_document_cannot_be_deleted_so_its_number_stays_taken():
 
 def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one():
     registry = RegistryFactory()
-    first = workflow.save_document(
+    first = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=None, topic=None, draft=True
         )
     )
-    high = workflow.save_document(
+    high = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=40, topic=None, draft=True
         )
     )
     high.delete()  # A draft never published can go; its number cannot return.
 
-    following = workflow.save_document(
+    following = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=None, topic=None, draft=True
         )
@@ -120,7 +120,7 @@ def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one():
 
 
 def test_saving_a_draft_records_no_version():
-    document = workflow.save_document(
+    document = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=RegistryFactory(), number=None, topic=None, draft=True
         )

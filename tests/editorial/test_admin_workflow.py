@@ -4,8 +4,8 @@ import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def test_the_desk_list_change_and_review_pages_cost_the_same_queries_at_any_size
     admin_client, admin_user, django_assert_num_queries, n
 ):
     documents = many_documents(n)
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=documents[1], user=admin_user, changes={"title": "Held"}
     )
     pages = {
@@ -100,13 +100,13 @@ def test_each_filter_opens(admin_client):
 def test_admin_shows_a_version_compared_word_by_word_and_reverts_it(admin_client):
     publisher = UserFactory(publisher=True)
     document = DocumentFactory(draft=True, summary="Gradient checkpointing saves.")
-    workflow.publish(document=document, user=publisher)
-    workflow.edit_document(
+    actions.documents.publish(document=document, user=publisher)
+    actions.documents.edit_document(
         document=document,
         user=publisher,
         changes={"summary": "Gradient checkpointing trades compute for memory."},
     )
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     url = reverse("admin:catalogue_document_version", args=[document.pk, 1])
 
     page = admin_client.get(
@@ -125,7 +125,7 @@ def test_admin_shows_a_version_compared_word_by_word_and_reverts_it(admin_client
 
 def test_preview_shows_the_pending_revision_to_staff_only(admin_client, client):
     document = DocumentFactory(title="Published")
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=document, user=UserFactory(editor=True), changes={"title": "Pending"}
     )
     preview = reverse("admin:catalogue_document_preview", args=[document.pk])
@@ -149,7 +149,7 @@ def test_view_on_site_only_for_public_documents(admin_client):
 
 def test_the_audit_log_page_shows_who_changed_what(admin_client):
     document = DocumentFactory(draft=True, title="Before")
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=document, user=UserFactory(editor=True), changes={"title": "After"}
     )
 
@@ -196,7 +196,7 @@ def test_the_change_form_offers_the_steps_the_user_may_take_now(
     status = "active" if state == "pending" else state
     document = DocumentFactory(number=4, status=status)
     if state == "pending":
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=document, user=user, changes={"title": "Held for review"}
         )
     client.force_login(user)

@@ -4,8 +4,8 @@ button, a document with tags, a topic and a pending revision."""
 import pytest
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from tests.factories import DocumentFactory, TopicFactory
 from tests.html import form_data
 
@@ -55,7 +55,10 @@ def test_a_tagged_document_saves_through_its_change_form_in_each_status(
         assert document.pending_revision().title == "New title"
     else:
         assert document.title == "New title"
-    assert sorted(workflow.editable_state(document)["tags"]) == ["Sharding", "memory"]
+    assert sorted(actions.documents.editable_state(document)["tags"]) == [
+        "Sharding",
+        "memory",
+    ]
 
 
 @pytest.mark.parametrize("tagged", ["draft"], indirect=True)

@@ -9,8 +9,8 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
 
 pytestmark = [
@@ -74,18 +74,22 @@ def test_an_editor_and_a_bulk_tagging_both_keep_their_tags(people):
     documents[1].tags.add("memory")
 
     run_together(
-        lambda: workflow.edit_document(
+        lambda: actions.documents.edit_document(
             document=documents[1],
             user=editor,
             changes={"summary": "Sharper.", "tags": ["memory", "sharding"]},
         ),
         lambda: bulk(
-            lambda d: workflow.add_tags(document=d, user=other, names=["reviewed"]),
+            lambda d: actions.documents.add_tags(
+                document=d, user=other, names=["reviewed"]
+            ),
             documents,
         ),
     )
 
-    states = [workflow.editable_state(d) for d in Document.objects.order_by("number")]
+    states = [
+        actions.documents.editable_state(d) for d in Document.objects.order_by("number")
+    ]
     assert [state["tags"] for state in states] == [
         ["reviewed"],
         ["memory", "reviewed", "sharding"],
@@ -101,18 +105,22 @@ def test_two_bulk_actions_on_the_same_documents_both_apply_whole(people):
 
     run_together(
         lambda: bulk(
-            lambda d: workflow.edit_document(
+            lambda d: actions.documents.edit_document(
                 document=d, user=editor, changes={"topic": topic}
             ),
             documents,
         ),
         lambda: bulk(
-            lambda d: workflow.add_tags(document=d, user=other, names=["queue"]),
+            lambda d: actions.documents.add_tags(
+                document=d, user=other, names=["queue"]
+            ),
             reversed(documents),
         ),
     )
 
-    states = [workflow.editable_state(d) for d in Document.objects.order_by("number")]
+    states = [
+        actions.documents.editable_state(d) for d in Document.objects.order_by("number")
+    ]
     assert [(state["topic"], state["tags"]) for state in states] == [
         (topic.pk, ["queue"])
     ] * 3
@@ -131,7 +139,7 @@ def test_two_editors_creating_documents_at_once_get_different_numbers():
     def create(hold):
         try:
             with transaction.atomic():
-                document = workflow.save_document(
+                document = actions.documents.save_document(
                     document=DocumentFactory.build(
                         registry=registry, number=None, topic=None, draft=True
                     )

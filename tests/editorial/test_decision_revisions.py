@@ -5,8 +5,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
+import actions.decisions
 from catalogue.models import DecisionRecord, DecisionRevision
-from editorial import decisions
 from tests.factories import DecisionRecordFactory
 from tests.html import form_data, soup_of
 
@@ -100,10 +100,12 @@ def test_a_draft_is_edited_in_place(client, publisher):
 def test_an_edit_back_to_the_published_text_holds_nothing(publisher, published):
     edited = DecisionRecord.objects.get(pk=published.pk)
     edited.title = "Changed"
-    decisions.save_decision(decision=edited, user=publisher, supersedes=[])
+    actions.decisions.save_decision(decision=edited, user=publisher, supersedes=[])
     edited.title = published.title
 
-    held = decisions.save_decision(decision=edited, user=publisher, supersedes=[])
+    held = actions.decisions.save_decision(
+        decision=edited, user=publisher, supersedes=[]
+    )
 
     assert held is None
     assert published.pending_revision() is None

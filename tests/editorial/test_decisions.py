@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
+import actions.decisions
 from catalogue.models import DecisionRecord, DecisionRelation
-from editorial import decisions
 from tests.factories import DecisionRecordFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ def test_marking_a_successor_keeps_one_relation_and_marks_the_older_superseded()
     old = DecisionRecordFactory(number=26, status_text="Approved")
     new = DecisionRecordFactory(number=61)
 
-    decisions.set_supersedes(decision=new, superseded=[old], user=publisher)
+    actions.decisions.set_supersedes(decision=new, superseded=[old], user=publisher)
 
     old.refresh_from_db()
     assert (old.status, old.status_text) == ("superseded", "")
@@ -30,7 +30,7 @@ def test_a_record_no_longer_superseded_goes_back_to_accepted():
     new = DecisionRecordFactory(number=61)
     old = DecisionRecordFactory(number=26, status="superseded", superseded_by=new)
 
-    decisions.set_supersedes(decision=new, superseded=[], user=publisher)
+    actions.decisions.set_supersedes(decision=new, superseded=[], user=publisher)
 
     old.refresh_from_db()
     assert old.status == "accepted"
@@ -42,14 +42,14 @@ def test_only_a_publisher_edits_or_publishes_decision_records():
     record = DecisionRecordFactory()
 
     with pytest.raises(PermissionDenied):
-        decisions.publish_decision(decision=record, user=editor)
+        actions.decisions.publish_decision(decision=record, user=editor)
     with pytest.raises(PermissionDenied):
-        decisions.set_supersedes(decision=record, superseded=[], user=editor)
+        actions.decisions.set_supersedes(decision=record, superseded=[], user=editor)
 
 
 def test_a_draft_decision_record_is_not_public():
     draft = DecisionRecordFactory(draft=True)
-    published = decisions.publish_decision(
+    published = actions.decisions.publish_decision(
         decision=DecisionRecordFactory(draft=True), user=UserFactory(publisher=True)
     )
 

@@ -10,8 +10,8 @@ from django.contrib.messages import get_messages
 from django.core.management import call_command
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from tests.factories import (
     PASSWORD,
     DocumentFactory,
@@ -37,7 +37,7 @@ def published(publisher):
     """LIT-004 v1, tagged and filed, published by a publisher."""
     document = DocumentFactory(number=4, draft=True, title="Sublinear memory")
     document.tags.add("memory")
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     document.refresh_from_db()
     return document
 
@@ -45,7 +45,7 @@ def published(publisher):
 @pytest.fixture
 def revised(published, editor):
     """LIT-004 with a pending revision by an editor: new title, new tag."""
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=published,
         user=editor,
         changes={"title": "Sublinear memory cost", "tags": ["memory", "pipelines"]},
@@ -166,7 +166,7 @@ def test_an_editor_cannot_open_the_withdrawal(client, published, editor):
 def test_a_publisher_reinstates_and_the_audit_trail_keeps_both(
     client, published, publisher
 ):
-    workflow.withdraw(document=published, user=publisher, reason="Doubts.")
+    actions.documents.withdraw(document=published, user=publisher, reason="Doubts.")
     client.force_login(publisher)
     url = admin_url("change", published)
     data = form_data(client.get(url))
@@ -250,8 +250,8 @@ def test_the_desk_shows_each_queue_with_its_count(client, editor, publisher):
     mine = DocumentFactory.build(
         registry=RegistryFactory(), number=None, draft=True, topic=None
     )
-    workflow.save_document(document=mine, user=editor)
-    workflow.edit_document(
+    actions.documents.save_document(document=mine, user=editor)
+    actions.documents.edit_document(
         document=DocumentFactory(number=3), user=editor, changes={"title": "Held"}
     )
     client.force_login(editor)

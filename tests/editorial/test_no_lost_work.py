@@ -5,8 +5,8 @@ from auditlog.models import LogEntry
 from django.test import Client
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.html import form_data
 
@@ -47,7 +47,7 @@ def test_the_second_save_is_refused_and_offers_a_merge_losing_nothing(
     form = refused.context["adminform"].form
     assert [e.code for e in form.non_field_errors().as_data()] == ["edit_conflict"]
     assert form.merge.conflicts == ["summary"]
-    assert workflow.editable_state(Document.objects.get())["summary"] == (
+    assert actions.documents.editable_state(Document.objects.get())["summary"] == (
         "Alice’s summary."
     )
     # The form comes back merged: Alice's title, Bob's note, Bob's summary kept.
@@ -60,7 +60,7 @@ def test_the_second_save_is_refused_and_offers_a_merge_losing_nothing(
     # Bob keeps his summary: the merge saves.
     merged = form_data(refused)
     assert bob.post(url, merged).status_code == 302
-    state = workflow.editable_state(Document.objects.get())
+    state = actions.documents.editable_state(Document.objects.get())
     assert (state["title"], state["summary"], state["citation_note"]) == (
         "Alice’s title",
         "Bob’s summary — longer.",
@@ -175,7 +175,7 @@ def test_a_merge_on_a_document_that_gained_a_tag_meanwhile_saves(two_editors, tr
 
     assert refused.status_code == 200
     assert resaved.status_code == 302
-    state = workflow.editable_state(Document.objects.get())
+    state = actions.documents.editable_state(Document.objects.get())
     assert (sorted(state["tags"]), state["summary"]) == (
         ["checkpointing", "memory"],
         "Bob’s summary.",

@@ -5,8 +5,8 @@ from auditlog.models import LogEntry
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document, Revision
-from editorial import workflow
 from tests.factories import (
     DocumentFactory,
     RegistryFactory,
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def published(publisher):
     """LIT-004, active as v1 with its version row."""
     document = DocumentFactory(number=4, draft=True, title="Old title")
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     document.refresh_from_db()
     return document
 
@@ -37,9 +37,9 @@ def test_editor_and_publisher_groups_exist_with_their_rights(editor, publisher):
 @pytest.mark.parametrize(
     "verb",
     [
-        lambda d, u: workflow.publish(document=d, user=u),
-        lambda d, u: workflow.withdraw(document=d, user=u),
-        lambda d, u: workflow.supersede(
+        lambda d, u: actions.documents.publish(document=d, user=u),
+        lambda d, u: actions.documents.withdraw(document=d, user=u),
+        lambda d, u: actions.documents.supersede(
             document=d, successor=Document.objects.exclude(pk=d.pk).get(), user=u
         ),
     ],
@@ -71,16 +71,18 @@ def test_an_editor_posting_publish_to_the_admin_is_refused_and_nothing_is_writte
 
 
 def test_an_editor_drafts_and_submits_a_publisher_publishes_as_v1(editor, publisher):
-    document = workflow.save_document(
+    document = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=RegistryFactory(), number=None, topic=None, draft=True
         ),
         user=editor,
     )
-    workflow.submit_for_review(document=document, user=editor)
+    actions.documents.submit_for_review(document=document, user=editor)
     assert not Document.objects.public().exists()
 
-    version = workflow.publish(document=document, user=publisher, note="First.")
+    version = actions.documents.publish(
+        document=document, user=publisher, note="First."
+    )
 
     document.refresh_from_db()
     assert document.status == Document.Status.ACTIVE
@@ -95,7 +97,7 @@ def test_an_editor_drafts_and_submits_a_publisher_publishes_as_v1(editor, publis
 def test_an_edit_to_a_public_document_waits_unseen_until_published(
     client, published, editor, publisher, django_capture_on_commit_callbacks
 ):
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=published,
         user=editor,
         changes={"title": "New “title” — sharper"},
@@ -108,7 +110,7 @@ def test_an_edit_to_a_public_document_waits_unseen_until_published(
 
     # The cached page is expired when the publication commits.
     with django_capture_on_commit_callbacks(execute=True):
-        version = workflow.publish(document=published, user=publisher)
+        version = actions.documents.publish(document=published, user=publisher)
 
     published.refresh_from_db()
     assert published.title == "New “title” — sharper"
@@ -125,11 +127,11 @@ def test_a_filing_only_change_is_recorded_but_raises_no_version(
     published, editor, publisher
 ):
     topic = TopicFactory(name="Inference")
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=published, user=editor, changes={"topic": topic, "tags": ["memory"]}
     )
 
-    assert workflow.publish(document=published, user=publisher) is None
+    assert actions.documents.publish(document=published, user=publisher) is None
 
     published.refresh_from_db()
     assert (published.topic, published.version) == (topic, 1)
@@ -139,8 +141,10 @@ def test_a_filing_only_change_is_recorded_but_raises_no_version(
 
 
 def test_editing_back_to_the_published_text_leaves_nothing_pending(published, editor):
-    workflow.edit_document(document=published, user=editor, changes={"title": "X"})
-    workflow.edit_document(
+    actions.documents.edit_document(
+        document=published, user=editor, changes={"title": "X"}
+    )
+    actions.documents.edit_document(
         document=published, user=editor, changes={"title": "Old title"}
     )
 
@@ -149,7 +153,7 @@ def test_editing_back_to_the_published_text_leaves_nothing_pending(published, ed
 
 def test_publishing_with_nothing_pending_is_refused(published, publisher):
     with pytest.raises(ValidationError) as raised:
-        workflow.publish(document=published, user=publisher)
+        actions.documents.publish(document=published, user=publisher)
 
     assert raised.value.code == "nothing_to_publish"
 
@@ -158,7 +162,7 @@ def test_a_draft_is_edited_in_place(editor):
     document = DocumentFactory(draft=True)
 
     assert (
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=document, user=editor, changes={"title": "Better"}
         )
         is None
@@ -171,7 +175,7 @@ def test_a_public_document_cannot_be_saved_in_place():
     document.title = "Sneaked in"
 
     with pytest.raises(ValidationError) as raised:
-        workflow.save_document(document=document)
+        actions.documents.save_document(document=document)
 
     assert raised.value.code == "public_document"
 
@@ -180,9 +184,9 @@ def test_superseded_and_withdrawn_documents_say_so_and_link_the_successor(
     client, publisher
 ):
     old, new = DocumentFactory(number=26), DocumentFactory(number=61, title="Newer")
-    workflow.supersede(document=old, successor=new, user=publisher)
+    actions.documents.supersede(document=old, successor=new, user=publisher)
     gone = DocumentFactory(number=7)
-    workflow.withdraw(document=gone, user=publisher)
+    actions.documents.withdraw(document=gone, user=publisher)
 
     page = client.get(old.get_absolute_url()).content.decode()
     assert "Superseded by" in page and new.get_absolute_url() in page
@@ -191,7 +195,7 @@ def test_superseded_and_withdrawn_documents_say_so_and_link_the_successor(
 
 def test_a_document_cannot_be_superseded_by_a_draft(publisher):
     with pytest.raises(ValidationError) as raised:
-        workflow.supersede(
+        actions.documents.supersede(
             document=DocumentFactory(),
             successor=DocumentFactory(draft=True),
             user=publisher,
@@ -203,12 +207,14 @@ def test_a_document_cannot_be_superseded_by_a_draft(publisher):
 def test_revert_proposes_an_old_version_as_a_new_pending_revision(
     published, editor, publisher
 ):
-    workflow.edit_document(document=published, user=editor, changes={"title": "Two"})
-    workflow.publish(document=published, user=publisher)
+    actions.documents.edit_document(
+        document=published, user=editor, changes={"title": "Two"}
+    )
+    actions.documents.publish(document=published, user=publisher)
     v1 = published.versions.get(number=1)
 
-    workflow.revert(document=published, version=v1, user=editor)
-    workflow.publish(document=published, user=publisher)
+    actions.documents.revert(document=published, version=v1, user=editor)
+    actions.documents.publish(document=published, user=publisher)
 
     published.refresh_from_db()
     assert (published.version, published.title) == (3, "Old title")
@@ -219,8 +225,10 @@ def test_revert_proposes_an_old_version_as_a_new_pending_revision(
 def test_every_change_is_attributed_with_old_and_new_values(
     published, editor, publisher
 ):
-    workflow.edit_document(document=published, user=editor, changes={"title": "Two"})
-    workflow.publish(document=published, user=publisher)
+    actions.documents.edit_document(
+        document=published, user=editor, changes={"title": "Two"}
+    )
+    actions.documents.publish(document=published, user=publisher)
     published.tags.add("memory")
 
     entries = (

@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, connections
 from taggit.models import Tag, TaggedItem
 
+import actions.documents
 from catalogue.models import (
     DecisionRecord,
     DecisionRelation,
@@ -23,7 +24,6 @@ from catalogue.models import (
     Revision,
     Topic,
 )
-from editorial import workflow
 from exchange import progress
 from exchange.backup import RECORD_MODELS, export_record, record_models
 from tests.factories import (
@@ -71,10 +71,12 @@ def rich_record(imported_seed):
     UserFactory(username="Ó Briain")
     lit4 = Document.objects.get(number=4)
     summary = "Revised — with ‘typographic’ “quotes” and 48G × 7G. See LIT-007."
-    workflow.edit_document(document=lit4, user=editor, changes={"summary": summary})
-    workflow.publish(document=lit4, user=editor, note="Second reading")
+    actions.documents.edit_document(
+        document=lit4, user=editor, changes={"summary": summary}
+    )
+    actions.documents.publish(document=lit4, user=editor, note="Second reading")
     # Work in progress is part of the record too: a pending revision.
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=Document.objects.get(number=7),
         user=editor,
         changes={"title": "Accurate, Large Minibatch SGD (pending)"},

@@ -5,8 +5,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+import actions.documents
 from catalogue.models import Document, Revision
-from editorial import workflow
 from tests.factories import DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,7 @@ def test_a_publisher_publishes_the_proposal_as_a_new_version(record, publisher):
     enrich_metadata()
     public = record["public"]
 
-    workflow.publish(document=public, user=publisher)
+    actions.documents.publish(document=public, user=publisher)
 
     public.refresh_from_db()
     assert public.author_list == CHEN
@@ -121,7 +121,7 @@ def test_a_dry_run_writes_nothing(record):
 
 def test_an_editors_pending_revision_is_left_as_it_is(record, editor):
     public = record["public"]
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=public, user=editor, changes={"summary": "Rewritten."}
     )
 
@@ -137,7 +137,7 @@ def test_an_editors_pending_revision_is_left_as_it_is(record, editor):
 
 def test_a_second_run_proposes_nothing_new(record, publisher):
     enrich_metadata()
-    workflow.publish(document=record["public"], user=publisher)
+    actions.documents.publish(document=record["public"], user=publisher)
 
     lines = enrich_metadata()
 

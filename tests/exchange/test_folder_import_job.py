@@ -14,13 +14,13 @@ from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
+from actions.decisions import publish_decision, save_decision
 from catalogue.models import (
     DecisionImage,
     DecisionRecord,
     DecisionRelation,
     DecisionRevision,
 )
-from editorial.decisions import publish_decision, save_decision
 from exchange.folder_import import FOLDER_JOB
 from jobs import runner
 from jobs.models import Job

@@ -190,7 +190,12 @@ def test_number_issued_before_is_not_reused(admin_client):
     found = problems(preview(admin_client, csv_text([row()])))
 
     assert found == {
-        1: {"number": ["LIT-004 was issued before; a number is never reused."]}
+        1: {
+            "number": [
+                "LIT-004 was issued before (LIT has issued up to 10); a number "
+                "is never reused. Leave it blank for the next one."
+            ]
+        }
     }
 
 

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from django.test import override_settings
 
-from editorial import workflow
+import actions.documents
 from pagecache import frontends, generations
 from public import scopes
 from tests.factories import PASSWORD, DocumentFactory, UserFactory
@@ -155,7 +155,7 @@ def test_a_publication_purges_its_pages_after_the_commit_without_waiting(
     fake.held.clear()  # The frontend answers nothing until told.
     with fronted("Varnish", fake):
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
-            workflow.publish(document=draft, user=publisher)
+            actions.documents.publish(document=draft, user=publisher)
         assert fake.received == []  # Nothing before the commit.
         for callback in callbacks:
             callback()

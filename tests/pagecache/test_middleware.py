@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from editorial import workflow
+import actions.documents
 from pagecache import generations, middleware
 from pagecache.backends import RedisCache
 from tests.factories import (
@@ -136,7 +136,7 @@ def test_after_a_change_the_old_etag_gets_the_new_page(
     etag = client.get(path)["ETag"]
 
     with committed():
-        workflow.withdraw(document=filed["document"], user=publisher)
+        actions.documents.withdraw(document=filed["document"], user=publisher)
     response = client.get(path, headers={"If-None-Match": etag})
 
     assert response.status_code == 200
@@ -255,10 +255,10 @@ def test_with_the_cache_down_pages_come_live_from_the_database(
     settings.CACHES = UNREACHABLE
 
     with committed():
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=filed["document"], user=publisher, changes={"title": "Live"}
         )
-        workflow.publish(document=filed["document"], user=publisher)
+        actions.documents.publish(document=filed["document"], user=publisher)
     response = client.get(path)
 
     assert response.status_code == 200
@@ -274,12 +274,12 @@ def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
     assert "Old title" in text_of(client, path)
     settings.CACHES = UNREACHABLE
     with committed():
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=filed["document"],
             user=publisher,
             changes={"title": "Newer"},
         )
-        workflow.publish(document=filed["document"], user=publisher)
+        actions.documents.publish(document=filed["document"], user=publisher)
 
     settings.CACHES = working  # Back, with the old page still stored.
 

@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.test import override_settings
 from django.urls import reverse
 
+import actions.documents
 from catalogue.identifiers import MAX_NUMBER
 from catalogue.models import Document, Registry
-from editorial import workflow
 from exchange import views as exchange_views
 from public.views import DocumentDetailView
 from tests.factories import PASSWORD, DocumentFactory, RegistryFactory, UserFactory
@@ -78,7 +78,7 @@ def test_the_canonical_link_and_og_url_carry_no_stray_parameters(
 
 def test_a_padded_version_number_redirects_to_the_version_page(client):
     document = DocumentFactory(number=4, draft=True)
-    workflow.publish(document=document, user=UserFactory(is_superuser=True))
+    actions.documents.publish(document=document, user=UserFactory(is_superuser=True))
 
     response = client.get("/LIT-004/v04/")
 
@@ -100,7 +100,7 @@ class TestNumbers:
         registry = RegistryFactory(last_number=783)
 
         with pytest.raises(ValidationError, match="LIT-005 was issued before"):
-            workflow.save_document(
+            actions.documents.save_document(
                 document=DocumentFactory.build(registry=registry, number=5, draft=True)
             )
 
@@ -109,7 +109,7 @@ class TestNumbers:
         registry = RegistryFactory()
 
         with pytest.raises(ValidationError, match="out of range"):
-            workflow.save_document(
+            actions.documents.save_document(
                 document=DocumentFactory.build(
                     registry=registry, number=number, draft=True
                 )

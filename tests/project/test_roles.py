@@ -14,9 +14,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
+import actions.documents
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
-from editorial import workflow
 from exchange.backup_admin import BACKUP_JOB
 from exchange.backups import backup_storage
 from exchange.folder_import import FOLDER_JOB
@@ -228,8 +228,8 @@ def record(people, backup_dir):
     publisher = people["publisher"]
     document = DocumentFactory(number=4, draft=True, title="Sublinear memory")
     document.tags.add("memory")
-    workflow.publish(document=document, user=publisher)
-    workflow.edit_document(
+    actions.documents.publish(document=document, user=publisher)
+    actions.documents.edit_document(
         document=document, user=publisher, changes={"title": "Sublinear memory cost"}
     )
     DecisionRecordFactory(number=3)

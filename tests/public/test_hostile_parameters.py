@@ -3,8 +3,8 @@ never a server error, on SQLite and on PostgreSQL alike."""
 
 import pytest
 
+import actions.documents
 from catalogue.references import write_references
-from editorial import workflow
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 
 pytestmark = [
@@ -75,7 +75,7 @@ SEGMENTS = {
 def record(publisher):
     topic = TopicFactory(slug="busy")
     document = DocumentFactory(number=4, topic=topic, draft=True)
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     document.tags.add("memory")
     citing = DocumentFactory(number=5, topic=topic, summary="Builds on LIT-004.")
     write_references(documents=[citing])

@@ -5,9 +5,9 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Document, DocumentVersion
 from catalogue.references import write_references
-from editorial import workflow
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -240,10 +240,10 @@ def test_decision_record_page_shows_its_status_and_what_names_it(client):
 def test_feeds_list_published_versions_newest_first(client, record):
     publisher = UserFactory(publisher=True)
     document = record["cited"]
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=document, user=publisher, changes={"summary": "A revised summary."}
     )
-    workflow.publish(document=document, user=publisher, note="Revised.")
+    actions.documents.publish(document=document, user=publisher, note="Revised.")
 
     feed = ElementTree.fromstring(client.get(reverse("catalogue:feed")).content)
     topic_feed = ElementTree.fromstring(

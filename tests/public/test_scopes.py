@@ -10,9 +10,10 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+import actions.decisions
+import actions.documents
 from catalogue.models import Preface
 from catalogue.references import write_references
-from editorial import decisions, workflow
 from exchange import urls as exchange_urls
 from public import scopes
 from public import urls as public_urls
@@ -44,10 +45,10 @@ def test_publishing_a_revision_refreshes_its_page_topic_index_and_feeds(
     text_of(client, third)
 
     with committed():
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=document, user=publisher, changes={"title": "New title"}
         )
-        workflow.publish(document=document, user=publisher)
+        actions.documents.publish(document=document, user=publisher)
 
     for path in pages:
         assert "New title" in text_of(client, path), path
@@ -68,10 +69,10 @@ def test_refiling_refreshes_the_old_and_new_topic_and_leaves_others_warm(
     assert "Old title" in text_of(client, old)
 
     with committed():
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=document, user=publisher, changes={"topic": filed["second"]}
         )
-        workflow.publish(document=document, user=publisher)
+        actions.documents.publish(document=document, user=publisher)
 
     assert "Old title" not in text_of(client, old)
     assert "Old title" in text_of(client, new)
@@ -86,7 +87,7 @@ def test_a_pending_revision_changes_no_cached_page(
     text_of(client, path)
 
     with committed():
-        workflow.edit_document(
+        actions.documents.edit_document(
             document=filed["document"],
             user=publisher,
             changes={"title": "Unpublished title"},
@@ -115,7 +116,7 @@ def test_first_publication_shows_everywhere_and_updates_every_topic_total(
     assert client.get(draft.get_absolute_url()).status_code == 404
 
     with committed():
-        workflow.publish(document=draft, user=publisher)
+        actions.documents.publish(document=draft, user=publisher)
 
     assert "Fresh" in text_of(client, draft.get_absolute_url())
     for path in pages[1:]:
@@ -139,7 +140,7 @@ def test_withdrawing_refreshes_the_pages_that_link_to_the_document(
         assert "reference-retired" not in text_of(client, path)
 
     with committed():
-        workflow.withdraw(document=filed["document"], user=publisher)
+        actions.documents.withdraw(document=filed["document"], user=publisher)
 
     assert "Withdrawn:" in text_of(client, own)
     for path in linking:
@@ -151,7 +152,7 @@ def test_superseding_refreshes_the_superseded_page(client, filed, publisher, com
     assert "Superseded by" not in text_of(client, path)
 
     with committed():
-        workflow.supersede(
+        actions.documents.supersede(
             document=filed["document"],
             successor=filed["other"],
             user=publisher,
@@ -227,7 +228,7 @@ def test_publishing_a_decision_refreshes_the_decisions_and_what_names_it(
         assert 'href="/decisions/ADR-026/"' not in text_of(client, path)
 
     with committed():
-        decisions.publish_decision(decision=decision, user=publisher)
+        actions.decisions.publish_decision(decision=decision, user=publisher)
 
     for path in pages:
         assert 'href="/decisions/ADR-026/"' in text_of(client, path), path
@@ -248,8 +249,10 @@ def test_a_decisions_revision_refreshes_the_documents_it_names_and_named(
 
     with committed():
         decision.body = "On LIT-007 now."
-        decisions.save_decision(decision=decision, user=publisher, supersedes=[])
-        decisions.publish_decision(decision=decision, user=publisher)
+        actions.decisions.save_decision(
+            decision=decision, user=publisher, supersedes=[]
+        )
+        actions.decisions.publish_decision(decision=decision, user=publisher)
 
     assert "ADR-026" not in text_of(client, before)
     assert "ADR-026" in text_of(client, after)

@@ -14,9 +14,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from lxml import etree
 
+import actions.documents
 from catalogue.models import Document, Topic
 from catalogue.references import write_references
-from editorial import workflow
 from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -37,12 +37,12 @@ def record(imported_seed):
     publisher = UserFactory(publisher=True)
     lit4 = Document.objects.get(number=4)
     lit4.tags.add("memory")
-    workflow.edit_document(
+    actions.documents.edit_document(
         document=lit4,
         user=publisher,
         changes={"summary": lit4.summary.replace("48G", "48 GB")},
     )
-    workflow.publish(document=lit4, user=publisher, note="Units spelled out.")
+    actions.documents.publish(document=lit4, user=publisher, note="Units spelled out.")
     citing = DocumentFactory(
         number=900,
         registry=lit4.registry,
@@ -182,7 +182,7 @@ def test_atom_feeds_follow_rfc_4287_with_unique_stable_ids(client, record):
 
 def test_a_summary_is_plain_text_that_feed_readers_show_literally(client, publisher):
     document = DocumentFactory(draft=True, summary="Uses <b>bold</b> claims & more.")
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
 
     feed = etree.fromstring(client.get(reverse("catalogue:feed")).content)
 

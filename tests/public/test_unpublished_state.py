@@ -16,9 +16,10 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+import actions.decisions
+import actions.documents
 from catalogue.models import Preface, Registry
 from catalogue.references import write_references
-from editorial import decisions, workflow
 from pagecache import generations
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 
@@ -85,10 +86,10 @@ def public_record(publisher, committed):
         documents[1].save()
         for document in documents:
             document.tags.add("checkpointing")
-            workflow.publish(document=document, user=publisher)
+            actions.documents.publish(document=document, user=publisher)
         DecisionRecordFactory(number=3, title="Keep the record public")
         DecisionRecordFactory(number=5, body="We cite LIT-007.")
-        write_references(decisions=list(decisions.DecisionRecord.objects.all()))
+        write_references(decisions=list(actions.decisions.DecisionRecord.objects.all()))
         Preface.objects.create(text="Start with LIT-004 and ADR-003.")
     return documents
 
@@ -112,23 +113,23 @@ def add_unpublished_state(publisher, editor, documents):
     in_review.summary = "Replaces LIT-009."
     in_review.save()
     in_review.tags.add("checkpointing", "unseen")
-    workflow.submit_for_review(document=in_review, user=editor)
-    workflow.edit_document(
+    actions.documents.submit_for_review(document=in_review, user=editor)
+    actions.documents.edit_document(
         document=documents[0],
         user=editor,
         changes={"title": "A pending title", "summary": "Now naming LIT-009."},
     )
-    successor = decisions.DecisionRecord(
+    successor = actions.decisions.DecisionRecord(
         number=99, title="A draft successor", body="Replaces ADR-003; cites LIT-004."
     )
-    decisions.save_decision(
+    actions.decisions.save_decision(
         decision=successor,
         user=publisher,
-        supersedes=list(decisions.DecisionRecord.objects.filter(number=3)),
+        supersedes=list(actions.decisions.DecisionRecord.objects.filter(number=3)),
     )
-    published = decisions.DecisionRecord.objects.get(number=5)
+    published = actions.decisions.DecisionRecord.objects.get(number=5)
     published.body = "A pending body citing LIT-009."
-    decisions.save_decision(decision=published, user=publisher, supersedes=[])
+    actions.decisions.save_decision(decision=published, user=publisher, supersedes=[])
 
 
 def test_unpublished_state_changes_no_public_page(
@@ -177,8 +178,9 @@ def test_the_draft_successor_marks_its_record_superseded_once_published(
     assert b"Superseded" not in client.get(older).content
 
     with committed():
-        decisions.publish_decision(
-            decision=decisions.DecisionRecord.objects.get(number=99), user=publisher
+        actions.decisions.publish_decision(
+            decision=actions.decisions.DecisionRecord.objects.get(number=99),
+            user=publisher,
         )
 
     page = client.get(older).content.decode()

@@ -6,8 +6,8 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import actions.documents
 from catalogue.models import Document
-from editorial import workflow
 from public import diffs
 from public.diffs import render_word_diff, word_diff
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
@@ -19,15 +19,15 @@ pytestmark = pytest.mark.django_db
 def two_versions():
     publisher = UserFactory(publisher=True)
     document = DocumentFactory(number=4, draft=True, title="First “take”")
-    workflow.publish(document=document, user=publisher)
-    workflow.edit_document(
+    actions.documents.publish(document=document, user=publisher)
+    actions.documents.edit_document(
         document=document,
         user=publisher,
         changes={"title": "Second “take” — revised"},
         note="Revised.",
     )
-    workflow.publish(document=document, user=publisher)
-    workflow.edit_document(
+    actions.documents.publish(document=document, user=publisher)
+    actions.documents.edit_document(
         document=document, user=publisher, changes={"title": "Pending secret"}
     )
     return document
@@ -65,7 +65,7 @@ def test_unpublished_versions_have_no_page(client, two_versions, path):
 def test_a_drafts_version_page_is_not_found_even_if_it_was_once_public(client):
     publisher = UserFactory(publisher=True)
     document = DocumentFactory(number=9, draft=True)
-    workflow.publish(document=document, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
     Document.objects.filter(pk=document.pk).update(status=Document.Status.DRAFT)
 
     assert client.get("/LIT-009/v1/").status_code == 404
@@ -161,7 +161,7 @@ def test_publishing_raises_the_topic_count_by_one(
 
     # The cached page is expired when the publication commits.
     with django_capture_on_commit_callbacks(execute=True):
-        workflow.publish(document=draft, user=UserFactory(publisher=True))
+        actions.documents.publish(document=draft, user=UserFactory(publisher=True))
 
     after = client.get(topic.get_absolute_url()).context["counts"][0].listed
     assert (before, after) == (1, 2)

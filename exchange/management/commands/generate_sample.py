@@ -9,16 +9,11 @@ import random
 from itertools import accumulate
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
-from taggit.models import Tag, TaggedItem
 
-from catalogue.citations import source_key
-from catalogue.models import PUBLIC_STATUSES, Document, DocumentVersion, Registry, Topic
-from catalogue.numbering import mark_issued
+from actions.batch import DocumentWrite, DocumentWriter, bulk_change
+from catalogue.models import PUBLIC_STATUSES, Document, Registry, Topic
 from exchange import progress
-from pagecache.generations import expire_everything
 
 REGISTRIES = [
     ("SLIT", "Sample reading list (generated sample data)"),
@@ -146,14 +141,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, documents, seed, **options):
         rng = random.Random(seed)
-        with transaction.atomic():
-            expire_everything()
+        with bulk_change(via="generate_sample"):
             registries = [self.registry(prefix, name) for prefix, name in REGISTRIES]
             topics = self.topics()
-            tags = [
-                Tag.objects.get_or_create(name=f"sample-{word}")[0]
-                for word in TAG_WORDS
-            ]
+            tags = [f"sample-{word}" for word in TAG_WORDS]
             with progress.bar("Generating documents", unit="documents"):
                 made = self.documents(rng, documents, registries, topics, tags)
         self.stdout.write(f"Generated {made} SAMPLE documents (sample data only).")
@@ -185,34 +176,22 @@ class Command(BaseCommand):
             registry.pk: registry.documents.aggregate(n=Max("number"))["n"] or 0
             for registry in registries
         }
-        now = timezone.now()
+        writer = DocumentWriter(note="Sample data", via="generate_sample", history=True)
         made = 0
         while made < count:
             batch = []
             for i in range(made, min(count, made + BATCH)):
                 registry = registries[1] if i % 10 == 9 else registries[0]
                 next_number[registry.pk] += 1
+                document = self.document(
+                    rng, registry, next_number[registry.pk], topics
+                )
                 batch.append(
-                    self.document(rng, registry, next_number[registry.pk], topics)
+                    DocumentWrite(document, tags=rng.sample(tags, rng.randint(0, 3)))
                 )
-            Document.objects.bulk_create(batch)
-            DocumentVersion.objects.bulk_create(
-                DocumentVersion.snapshot(
-                    document, number=version, published_at=now, note="Sample data"
-                )
-                for document in batch
-                if document.is_public
-                for version in range(1, document.version + 1)
-            )
-            TaggedItem.objects.bulk_create(
-                TaggedItem(content_object=document, tag=tag)
-                for document in batch
-                for tag in rng.sample(tags, rng.randint(0, 3))
-            )
+            writer.create(batch)
             made += len(batch)
             progress.report(made, count)
-        for registry in registries:
-            mark_issued(registry=registry, number=next_number[registry.pk])
         return made
 
     def document(self, rng, registry, number, topics):
@@ -227,7 +206,6 @@ class Command(BaseCommand):
         other = f"{registry.prefix}-{rng.randint(1, max(number - 1, 1)):03d}"
         unfiled = number % 30 == 7  # So that even 50 documents have some.
         return Document(
-            source_key=source_key(source),
             registry=registry,
             number=number,
             version=rng.choice([1, 1, 1, 2, 2, 3, 4]),

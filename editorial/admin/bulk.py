@@ -11,8 +11,8 @@ from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+import actions.documents
 from catalogue.models import Topic
-from editorial import workflow
 from editorial.admin.forms import WithdrawalForm
 
 
@@ -47,12 +47,15 @@ class DocumentActionsMixin:
     @admin.action(description="Submit for review", permissions=["change"])
     def submit_for_review_action(self, request, queryset):
         self._bulk(
-            request, queryset, workflow.submit_for_review, "Submitted for review"
+            request,
+            queryset,
+            actions.documents.submit_for_review,
+            "Submitted for review",
         )
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):
-        self._bulk(request, queryset, workflow.publish, "Published")
+        self._bulk(request, queryset, actions.documents.publish, "Published")
 
     @admin.action(description="Withdraw…", permissions=["publish"])
     def withdraw_action(self, request, queryset):
@@ -74,7 +77,9 @@ class DocumentActionsMixin:
                     "action_checkbox_name": ACTION_CHECKBOX_NAME,
                 },
             )
-        withdrawing = partial(workflow.withdraw, reason=form.cleaned_data["reason"])
+        withdrawing = partial(
+            actions.documents.withdraw, reason=form.cleaned_data["reason"]
+        )
         self._bulk(request, queryset, withdrawing, "Withdrawn")
         return None
 
@@ -84,7 +89,7 @@ class DocumentActionsMixin:
         if topic is None:
             self._refused(request, "Choose a topic to refile to")
             return
-        refile = partial(workflow.edit_document, changes={"topic": topic})
+        refile = partial(actions.documents.edit_document, changes={"topic": topic})
         self._bulk(request, queryset, refile, f"Refiled to {topic.name}")
 
     @admin.action(description="Add the tag", permissions=["change"])
@@ -93,5 +98,5 @@ class DocumentActionsMixin:
         if not tag:
             self._refused(request, "Type a tag to add")
             return
-        tagging = partial(workflow.add_tags, names=[tag])
+        tagging = partial(actions.documents.add_tags, names=[tag])
         self._bulk(request, queryset, tagging, f"Tagged “{tag}”")

@@ -1,26 +1,35 @@
-"""The one way documents are written in bulk; every importer writes through it.
+"""The actions in batch form: what every import and restore writes through.
 
 A save of one document through the admin brings number bookkeeping,
-cross-references, tags, a version row once it is public, and an entry in the
-audit trail. ``DocumentWriter`` brings the same to many documents at once,
-each step in one or a few queries for the whole batch, so that what an
-import leaves behind does not depend on which importer made it.
+cross-references, tags, a version row once it is public, an entry in the
+audit trail and fresh pages. ``DocumentWriter`` brings the same to many
+documents at once, each step in one or a few queries for the whole batch, so
+that what an import leaves behind does not depend on which importer made it.
+``bulk_change`` is the frame of a bulk write of anything else (a preface, a
+folder of decision records, a restored backup): one transaction, the audit
+trail naming who or what made it, every page expired once it commits.
 """
 
+import copy
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from auditlog.cid import get_cid
-from auditlog.context import set_extra_data
+from auditlog.context import disable_auditlog
 from auditlog.diff import model_instance_diff
 from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
+from actions import pages
+from actions.steps import audited
 from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion
+from catalogue.models.fields import keeping_given_times
 from catalogue.numbering import mark_issued
 from catalogue.references import write_references
 
@@ -57,6 +66,20 @@ class DocumentWrite:
     times: dict = field(default_factory=dict)
 
 
+@contextmanager
+def bulk_change(*, user=None, via="", audit=True):
+    """One transaction for a bulk write: the audit trail of what is saved
+    meanwhile names ``user`` and says what made it (``via``), and every
+    cached page is expired once it commits; nothing, if it fails.
+
+    ``audit=False`` writes no audit entry: a restore brings back the audit
+    trail itself, as it was.
+    """
+    with transaction.atomic(), audited(user, via) if audit else disable_auditlog():
+        pages.everything_changed()
+        yield
+
+
 class DocumentWriter:
     """Writes batches of documents with everything a single save brings.
 
@@ -65,25 +88,30 @@ class DocumentWriter:
     read it on the version pages. A version after the first says that the
     ones before it were not kept: an import brings only the version it holds.
     ``via`` says in the audit trail what wrote them (``import_index seed.txt``),
-    for entries no user made.
+    for entries no user made. With ``history``, a new public document gets a
+    version row for each of its versions, every one with ``note`` (sample
+    data, made up whole).
     """
 
     EARLIER_VERSIONS = "Its earlier versions were not kept."
 
-    def __init__(self, *, note, user=None, via=""):
+    def __init__(self, *, note, user=None, via="", history=False):
         self.note = note
+        self.history = history
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.via = via
+        self.expired = False
 
     def create(self, writes):
         """Insert new documents: their times are the source's, if it gives any
         (the others are stamped now)."""
         documents = _derived([write.document for write in writes])
         for write in writes:
-            write.document.given_times = {
-                name: value for name, value in write.times.items() if value
-            }
-        Document.objects.bulk_create(documents)
+            for name, value in write.times.items():
+                if value:
+                    setattr(write.document, name, value)
+        with keeping_given_times():
+            Document.objects.bulk_create(documents)
         self._complete(writes, action=LogEntry.Action.CREATE)
 
     def update(self, writes):
@@ -96,8 +124,42 @@ class DocumentWriter:
         )
         self._complete(writes, action=LogEntry.Action.UPDATE)
 
+    def set_successors(self, changes):
+        """Set each document's successor: ``changes`` is ``[(document,
+        successor or None)]``, every successor already checked."""
+        if not changes:
+            return
+        entries = []
+        for document, successor in changes:
+            before = copy.copy(document)
+            document.superseded_by = successor
+            entries.append(
+                self.log_entry(
+                    document,
+                    LogEntry.Action.UPDATE,
+                    model_instance_diff(
+                        before,
+                        document,
+                        fields_to_check=["superseded_by"],
+                        use_json_for_changes=True,
+                    ),
+                )
+            )
+        documents = [document for document, _ in changes]
+        Document.objects.bulk_update(documents, ["superseded_by"], batch_size=1000)
+        LogEntry.objects.bulk_create([entry for entry in entries if entry])
+        self._expire(documents)
+
+    def _expire(self, documents):
+        """Every cached page is expired, once, when the batch touches a public
+        document: a bulk write names too many pages to find them one by one."""
+        if not self.expired and any(document.is_public for document in documents):
+            pages.everything_changed()
+            self.expired = True
+
     def _complete(self, writes, *, action):
         documents = [write.document for write in writes]
+        self._expire([*documents, *(write.before for write in writes if write.before)])
         highest = {}
         for document in documents:
             registry = document.registry
@@ -169,12 +231,14 @@ class DocumentWriter:
         versions = DocumentVersion.objects.bulk_create(
             DocumentVersion.snapshot(
                 document,
+                number=number,
                 published_at=now,
                 published_by=self.user,
-                note=self.version_note(document.version),
+                note=self.note if self.history else self.version_note(number),
             )
             for document in public
-            if (document.pk, document.version) not in existing
+            for number in self._versions_of(document, new=new)
+            if (document.pk, number) not in existing
         )
         return [
             self.log_entry(
@@ -184,6 +248,13 @@ class DocumentWriter:
             )
             for version in versions
         ]
+
+    def _versions_of(self, document, *, new):
+        """The version numbers ``document`` gets rows for: its own, or all of
+        them up to it when the batch makes up whole histories."""
+        if self.history and new:
+            return range(1, document.version + 1)
+        return [document.version]
 
     def version_note(self, number):
         if number > 1:
@@ -207,12 +278,6 @@ class DocumentWriter:
             cid=get_cid(),
             additional_data={"via": self.via} if self.via else None,
         )
-
-
-def attributed(user, via):
-    """The audit trail of what is saved meanwhile names ``user`` (or nobody)
-    and says what wrote it (``via``: ``import_decisions adr/``)."""
-    return set_extra_data({"actor": user, "additional_data": {"via": via}})
 
 
 def _derived(documents):

@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from actions import pages
+from actions.steps import Step, audited, require, taking
 from catalogue.models import DecisionRecord, DecisionRelation, DecisionRevision
-from catalogue.references import find_names, write_references
-from editorial.steps import Step, audited, require, taking
-from public import scopes
+from catalogue.references import write_references
 
 
 def _pending(decision, revision):
@@ -91,16 +91,37 @@ def publish_decision(*, decision, user):
             decision.published_at, decision.published_by = now, user
             decision.save(update_fields=["published_at", "published_by", "updated_at"])
             _settle_supersession(decision.superseded_pks())
-            scopes.decision_changed(decision)
+            pages.changed(decision)
         elif revision is not None:
-            names = find_names(decision.body)
+            before = pages.before_change(decision)
             revision.applied_to(decision).save()
             write_references(decisions=[decision])
             others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
             set_supersedes(decision=decision, superseded=others, user=user)
             revision.publish_by(user, now)
-            scopes.decision_changed(decision, names=names)
+            pages.changed(decision, before=before)
     return decision
+
+
+def publish_imported(decision, *, user, at):
+    """A decision record new from its team's folder is published as it is
+    imported (the folder is the team's own record): saved by the import's
+    ``bulk_change``, which expires every page."""
+    decision.published_at, decision.published_by = at, user
+
+
+def hold_imported_change(*, decision, content, user, note):
+    """Hold a folder's change to a public decision record an editor changed
+    since its last import as its pending revision, for a publisher to weigh;
+    its relations stay as they are."""
+    return DecisionRevision.objects.create(
+        decision=decision,
+        created_by=user,
+        updated_by=user,
+        supersedes=decision.superseded_pks(),
+        note=note,
+        **content,
+    )
 
 
 def discard_decision_revision(*, decision, user):
@@ -158,4 +179,4 @@ def _settle_supersession(pks):
             other.status, other.status_text = status, ""
             other.save(update_fields=["status", "status_text", "updated_at"])
         if other.published_at is not None:
-            scopes.decision_changed(other)
+            pages.changed(other)

@@ -1,7 +1,7 @@
-"""Workflow steps: who may take each one, and when, declared once.
+"""Steps: who may take each action, and when, declared once.
 
-A ``Step`` names the permission a verb needs and its precondition. The verbs
-(``workflow``, ``decisions``) take a step through ``taking``, which checks
+A ``Step`` names the permission an action needs and its precondition. The
+actions (``documents``, ``decisions``) take a step through ``taking``, which checks
 the permission, opens the transaction, attributes the audit trail to the
 user, locks and re-reads the row, and refuses unless the precondition holds;
 the admin reads the same steps to decide which buttons to offer.
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
-from auditlog.context import set_actor
+from auditlog.context import set_actor, set_extra_data
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
@@ -50,29 +50,44 @@ class Step:
         return True
 
 
-def require(user, permission, doing):
-    """Refuse with PermissionDenied unless ``user`` holds ``permission``."""
+def require(user, permission, doing, *, via=""):
+    """Refuse with PermissionDenied unless ``user`` holds ``permission``.
+
+    A command run on the server (``via`` names it, and no user) acts with the
+    server's own rights: whoever runs it holds them all.
+    """
+    if user is None and via:
+        return
     if user is None or not user.has_perm(permission):
         raise PermissionDenied(f"{user or 'Nobody'} may not {doing}.")
 
 
-def audited(user):
+def audited(user, via=""):
     """Attribute the audit trail's entries to ``user`` (the admin's middleware
-    does it for requests; verbs called from elsewhere name the user)."""
+    does it for requests; actions called from elsewhere name the user), and
+    say what made them (``via``: ``import_index seed.txt``), if told."""
+    if via:
+        return attributed(user, via)
     return set_actor(user) if user is not None else nullcontext()
 
 
+def attributed(user, via):
+    """The audit trail of what is saved meanwhile names ``user`` (or nobody)
+    and says what wrote it (``via``: ``import_decisions adr/``)."""
+    return set_extra_data({"actor": user, "additional_data": {"via": via}})
+
+
 @contextmanager
-def taking(step, obj, user):
-    """Take ``step`` on ``obj`` for ``user``: yield ``(obj, revision)``, the
-    row locked and read again, inside one transaction.
+def taking(step, obj, user, *, via=""):
+    """Take ``step`` on ``obj`` for ``user`` (or a command, ``via``): yield
+    ``(obj, revision)``, the row locked and read again, inside one transaction.
 
     Refuses with PermissionDenied or ValidationError before anything is
     written. ``revision`` is the pending revision of a public document when
     the step reads it, else None.
     """
-    require(user, step.permission, step.doing)
-    with transaction.atomic(), audited(user):
+    require(user, step.permission, step.doing, via=via)
+    with transaction.atomic(), audited(user, via):
         obj = type(obj).objects.select_for_update().get(pk=obj.pk)
         revision = None
         if step.reads_revision and obj.is_public:

@@ -15,11 +15,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from actions import pages
+from actions.steps import Step, audited, taking
 from catalogue.models import Document, DocumentVersion, Revision
 from catalogue.numbering import check_unissued, issue_number, mark_issued
 from catalogue.references import write_references
-from editorial.steps import Step, audited, taking
-from public import scopes
 
 # What an editor edits on a document: the content, then the filing.
 EDITABLE_FIELDS = [
@@ -161,19 +161,20 @@ def save_document(*, document, user=None, tags=None):
     return document
 
 
-def edit_document(*, document, user, changes, note=""):
+def edit_document(*, document, user, changes, note="", via=""):
     """Apply an editor's ``changes`` ({field: value}, fields of EDITABLE_FIELDS).
 
     A document readers can see keeps its published text: the changes go into
     its pending revision (made from the published text if there is none), for
     a publisher to publish. An unpublished document is edited in place.
     Returns the pending revision, or None for an in-place edit or an edit
-    that takes the document back to what readers see.
+    that takes the document back to what readers see. A command makes its
+    edits with no user, ``via`` naming it.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
-    with taking(EDIT, document, user) as (document, revision):
+    with taking(EDIT, document, user, via=via) as (document, revision):
         if not document.is_public:
             _edit_in_place(document, changes)
             return None
@@ -271,7 +272,7 @@ def _publish_first(document, user, note):
     write_references(documents=[document])
     # A new public document changes its registry's total, printed on every
     # topic page, and may bring a tag into the public filters.
-    scopes.document_changed(document, listing=True)
+    pages.changed(document, listing=True)
     return _save_version(document, user, note, published_at, writer)
 
 
@@ -287,7 +288,7 @@ def _creator(document):
 def _publish_revision(document, revision, user, note):
     published_at = timezone.now()
     raises = revision.edited_content() != document.edited_content()
-    before = scopes.document_before(document)
+    before = pages.before_change(document)
     tags_change = sorted(revision.tag_names) != sorted(document.tags.names())
     revision.applied_to(document)
     if raises:
@@ -298,7 +299,7 @@ def _publish_revision(document, revision, user, note):
     if note:
         revision.note = note
     revision.publish_by(user, published_at)
-    scopes.document_changed(document, before=before, listing=tags_change)
+    pages.changed(document, before=before, listing=tags_change)
     if not raises:
         return None
     return _save_version(
@@ -330,7 +331,7 @@ def withdraw(*, document, user, reason=""):
         document.save(
             update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
         )
-        scopes.document_changed(document)
+        pages.changed(document)
     return document
 
 
@@ -348,7 +349,7 @@ def reinstate(*, document, user):
         document.save(
             update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
         )
-        scopes.document_changed(document)
+        pages.changed(document)
     return document
 
 
@@ -370,7 +371,7 @@ def supersede(*, document, successor, user):
         document.status = Document.Status.SUPERSEDED
         document.superseded_by = successor
         document.save(update_fields=["status", "superseded_by", "updated_at"])
-        scopes.document_changed(document)
+        pages.changed(document)
     return document
 
 

@@ -1,0 +1,78 @@
+"""What documents are filed under and the index is built on: registries,
+topics, tags and the preface, saved and deleted as the admin gives them.
+
+Their names and texts show on most public pages and they change rarely, so
+each change expires every cached page.
+"""
+
+from django.db import transaction
+from django.db.models.functions import Lower
+from taggit.models import Tag
+
+from actions import pages
+from actions.steps import audited, require
+from catalogue.models import Document, Revision
+
+
+def _permission(obj, verb):
+    opts = obj._meta
+    return f"{opts.app_label}.{verb}_{opts.model_name}"
+
+
+def save(*, obj, user):
+    """Save a registry, topic, tag or the preface as edited."""
+    require(user, _permission(obj, "change" if obj.pk else "add"), "change filing")
+    with transaction.atomic(), audited(user):
+        obj.save()
+        pages.everything_changed()
+    return obj
+
+
+def delete(*, objs, user):
+    """Delete registries, topics, tags or the preface."""
+    with transaction.atomic(), audited(user):
+        for obj in objs:
+            require(user, _permission(obj, "delete"), "delete filing")
+            obj.delete()
+        pages.everything_changed()
+
+
+def merge_tags(*, tags, into, user):
+    """Fold ``tags`` into the tag named ``into`` (made if there is none, its
+    case kept if there is): every document and pending revision that had one
+    of them has ``into`` instead, and the folded tags are deleted.
+
+    A document that already had ``into`` keeps it; nothing else it has is
+    touched. Returns the tag they were folded into.
+    """
+    require(user, "taggit.change_tag", "merge tags")
+    require(user, "taggit.delete_tag", "merge tags")
+    with transaction.atomic(), audited(user):
+        target = (
+            Tag.objects.annotate(lowered=Lower("name"))
+            .filter(lowered=into.lower())
+            .order_by("pk")
+            .first()
+        ) or Tag.objects.create(name=into)
+        folded = [tag for tag in tags if tag.pk != target.pk]
+        if not folded:
+            return target
+        names = {tag.name.lower() for tag in folded}
+        documents = Document.objects.filter(tags__in=folded).distinct()
+        for document in documents.select_for_update():
+            # Through the tag manager, so the audit trail records each change.
+            document.tags.add(target)
+            document.tags.remove(*folded)
+        pending = Revision.objects.filter(status=Revision.Status.PENDING)
+        for revision in pending.select_for_update():
+            held = [name for name in revision.tag_names if name.lower() not in names]
+            if len(held) == len(revision.tag_names):
+                continue
+            if target.name.lower() not in {name.lower() for name in held}:
+                held.append(target.name)
+            revision.tag_names = sorted(held)
+            revision.save(update_fields=["tag_names"])
+        for tag in folded:
+            tag.delete()
+        pages.everything_changed()
+    return target
