@@ -103,6 +103,16 @@ def publish_decision(*, decision, user):
     return decision
 
 
+def delete_decisions(*, decisions, user):
+    """Delete decision records; the pages of the public ones are expired."""
+    with transaction.atomic(), audited(user):
+        for decision in decisions:
+            require(user, "catalogue.delete_decisionrecord", "delete decision records")
+            if decision.is_public:
+                pages.changed(decision)
+            decision.delete()
+
+
 def publish_imported(decision, *, user, at):
     """A decision record new from its team's folder is published as it is
     imported (the folder is the team's own record): saved by the import's

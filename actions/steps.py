@@ -8,12 +8,15 @@ the admin reads the same steps to decide which buttons to offer.
 """
 
 from collections.abc import Callable
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 
-from auditlog.context import set_actor, set_extra_data
+from auditlog.context import _set_extra_data, auditlog_value, set_extra_data
+from auditlog.models import LogEntry
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models.signals import pre_save
 
 
 def anytime(obj, revision):
@@ -62,19 +65,43 @@ def require(user, permission, doing, *, via=""):
         raise PermissionDenied(f"{user or 'Nobody'} may not {doing}.")
 
 
+@contextmanager
 def audited(user, via=""):
     """Attribute the audit trail's entries to ``user`` (the admin's middleware
     does it for requests; actions called from elsewhere name the user), and
-    say what made them (``via``: ``import_index seed.txt``), if told."""
+    say what made them (``via``: ``import_index seed.txt``), if told.
+
+    auditlog's own contexts do not nest: leaving an inner one leaves its
+    attribution in place of the outer one's, whose receiver then ignores
+    every later save (an action taken inside a request, then another, logged
+    the second with no actor). So the outer one, if still in force, is put
+    back on leaving an inner one.
+    """
+    if user is None and not via:
+        yield
+        return
+    wanted = {"actor": user}
     if via:
-        return attributed(user, via)
-    return set_actor(user) if user is not None else nullcontext()
+        wanted["additional_data"] = {"via": via}
+    outer = auditlog_value.get(None)
+    outer_live = outer is not None and _listening(outer["signal_duid"])
+    try:
+        with set_extra_data(wanted):
+            yield
+    finally:
+        if outer_live:
+            auditlog_value.set(outer)
+            pre_save.connect(
+                partial(_set_extra_data, signal_duid=outer["signal_duid"]),
+                sender=LogEntry,
+                dispatch_uid=outer["signal_duid"],
+                weak=False,
+            )
 
 
-def attributed(user, via):
-    """The audit trail of what is saved meanwhile names ``user`` (or nobody)
-    and says what wrote it (``via``: ``import_decisions adr/``)."""
-    return set_extra_data({"actor": user, "additional_data": {"via": via}})
+def _listening(signal_duid):
+    """Whether the attribution ``signal_duid`` still has its receiver."""
+    return any(key[0] == signal_duid for key, *_ in pre_save.receivers)
 
 
 @contextmanager

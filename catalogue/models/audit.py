@@ -6,6 +6,7 @@ taggit sends m2m_changed.
 """
 
 from auditlog.registry import auditlog
+from taggit.models import Tag
 
 from catalogue.models.decision import (
     DecisionImage,
@@ -29,3 +30,5 @@ auditlog.register(DecisionRevision, exclude_fields=["updated_at"])
 auditlog.register(DecisionRelation)
 auditlog.register(DecisionImage, exclude_fields=["data"])
 auditlog.register(Preface, exclude_fields=["updated_at"])
+# Tags are renamed and merged in the admin; their names show on public pages.
+auditlog.register(Tag)

@@ -9,6 +9,7 @@ from django.db import transaction
 from actions.decisions import (
     DISCARD_DECISION,
     PUBLISH_DECISION,
+    delete_decisions,
     discard_decision_revision,
     publish_decision,
     save_decision,
@@ -126,6 +127,12 @@ class DecisionRecordAdmin(
                 decision, revision, request.user
             )
         return super().render_change_form(request, context, add, change, **kw)
+
+    def delete_model(self, request, obj):
+        delete_decisions(decisions=[obj], user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        delete_decisions(decisions=list(queryset), user=request.user)
 
     @admin.action(description="Publish", permissions=["publish"])
     def publish_action(self, request, queryset):
