@@ -134,6 +134,7 @@ def serving_settings(tmp_path_factory):
     with override_settings(
         JOBS_QUEUE=TEST_QUEUE,
         JOBS_IN_PROCESS=False,
+        PAGE_CACHE_DRAIN_IN_PROCESS=False,
         RQ_QUEUES={TEST_QUEUE: {"URL": TEST_REDIS_URL, "ASYNC": False}},
         RQ={"COMMIT_MODE": "auto"},
         STORAGES=backup_storages(tmp_path_factory.mktemp("backups")),
