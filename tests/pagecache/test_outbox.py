@@ -4,6 +4,8 @@ generations and the purge of the shared caches in front have landed, for
 the drains (the job workers, ``drain_outbox``) to retry."""
 
 import io
+import subprocess
+import sys
 
 import pytest
 from django.core.cache import cache
@@ -13,7 +15,9 @@ from django.test import override_settings
 
 from pagecache import frontends, generations, outbox
 from pagecache.models import PendingExpiry
+from tests.factories import DocumentFactory, TopicFactory
 from tests.fake_server import FakeServer
+from tests.pagecache.processes import ROOT, in_a_new_process, site_environment
 from tests.pagecache.test_middleware import UNREACHABLE
 
 pytestmark = pytest.mark.django_db
@@ -203,3 +207,64 @@ def test_without_workers_a_process_keeps_trying_a_purge_until_it_lands(
         frontends.wait()
 
     assert purges(varnish) == ["listing"] * 4
+
+
+WITHDRAW_THEN_DIE = """
+    import os
+    from django.db import transaction
+    from catalogue.models import Document
+    from public.scopes import document_changed
+
+    with transaction.atomic():
+        document = Document.objects.get(number=4)
+        document.status = Document.Status.WITHDRAWN
+        document.save(update_fields=["status"])
+        document_changed(document)
+        # Killed once the change committed and its purge was handed to the
+        # purge thread, before the frontend confirmed it.
+        transaction.on_commit(lambda: os._exit(0))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_purge_lost_with_its_process_is_sent_by_a_job_worker(own_redis):
+    topic = TopicFactory(slug="distributed")
+    DocumentFactory(number=4, topic=topic, title="Sublinear memory")
+    varnish = FakeServer()
+    varnish.held.clear()  # It answers nothing until the process is dead.
+    prefix = "anthology-test-lost-purge"
+    site = {
+        "REDIS_URL": own_redis.url,
+        "CACHE_KEY_PREFIX": prefix,
+        "JOBS_QUEUE": prefix,
+        "VARNISH_URL": varnish.url,
+        # The drains may take its expiry at once, not a minute after.
+        "OUTBOX_RETRY_SECONDS": "0",
+    }
+    try:
+        _, died = in_a_new_process(WITHDRAW_THEN_DIE, **site)
+        assert died.returncode == 0, died.stderr
+        [pending] = PendingExpiry.objects.all()
+        assert pending.written_at is not None  # Its generations were written.
+        varnish.held.set()
+        before = len(varnish.received)
+
+        worker = subprocess.run(
+            [sys.executable, "manage.py", "rqworker", "--burst", prefix],
+            cwd=ROOT,
+            env=site_environment(**site),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        varnish.close()
+
+    assert worker.returncode == 0, worker.stderr
+    # Sent again by the worker, which heard it confirmed.
+    assert len(varnish.received) > before
+    assert {
+        (request.method, request.path, request.headers["xkey-purge"])
+        for request in varnish.received
+    } == {("PURGE", "/", "doc:LIT-004 lists topic:distributed")}
+    assert not PendingExpiry.objects.exists()

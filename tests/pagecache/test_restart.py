@@ -1,22 +1,18 @@
 """An expiry outlives the process that made it: a change committed while the
 shared cache's Redis was cut is written by a process started after, before
-it serves a page from the Redis that came back with its old generations."""
+it serves a page from the Redis that came back with its old generations.
+
+It imports nothing of the outbox, so that it runs against the page cache as
+it was before one (and fails there)."""
 
 import pytest
 from django.test import Client
 
 from editorial import workflow
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
-from tests.pagecache.processes import OwnRedis, in_a_new_process
+from tests.pagecache.processes import in_a_new_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    server = OwnRedis(tmp_path)
-    yield server
-    server.stop()
 
 
 def shared_cache(server, prefix):
