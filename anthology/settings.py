@@ -45,6 +45,10 @@ BACKUP_DIR    where backups started from the admin are kept (default
               backups/ in the checkout; the same place for every worker)
 JOBS_HEARTBEAT_SECONDS  how often a worker running a job says so (default 30);
               a job three heartbeats late is given up as failed
+JOBS_CHORE_SECONDS  how often an idle worker does its chores, such as draining
+              the page cache's outbox (default 5)
+OUTBOX_RETRY_SECONDS  how long an expiry in the page cache's outbox is left
+              to the process applying it before a drain tries it (default 60)
 """
 
 import os
@@ -277,6 +281,9 @@ PAGE_CACHE_STALE_IF_ERROR_SECONDS = int(
 PAGE_CACHE_PURGE_RETRY_PAUSES = [
     float(pause) for pause in env_list("PURGE_RETRY_PAUSES", "0.5,2,10,30")
 ]
+# An expiry is kept in the outbox until it lands; the process that made it
+# applies it first, and a drain takes it once this long has passed since.
+PAGE_CACHE_OUTBOX_RETRY_SECONDS = int(os.environ.get("OUTBOX_RETRY_SECONDS", "60"))
 
 TAGGIT_CASE_INSENSITIVE = True
 
@@ -403,6 +410,13 @@ RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
 # How often a worker running a job says so; three missed, and the job is given
 # up as failed whatever host ran it (jobs/worker.py).
 JOBS_HEARTBEAT_SECONDS = int(os.environ.get("JOBS_HEARTBEAT_SECONDS", "30"))
+# What each worker does between jobs, and every JOBS_CHORE_SECONDS while it
+# waits for one: land the page expiries and purges a process left behind.
+JOBS_CHORES = ["pagecache.outbox.drain"]
+JOBS_CHORE_SECONDS = int(os.environ.get("JOBS_CHORE_SECONDS", "5"))
+# Without workers, each process drains the outbox of the page cache itself:
+# its purge thread keeps trying, and takes the purges left when it starts.
+PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS
 # django-rq's dashboard asks only for staff status, and deletes and requeues
 # jobs: it is left out of the admin, which shows jobs through their own model
 # (the `rqinfo` command shows the queue to operators).

@@ -8,6 +8,10 @@ pool is kept and reused.
 """
 
 from django.core.cache.backends import redis as django_redis
+from redis.exceptions import RedisError
+
+# What the shared cache fails with when it cannot be reached.
+CACHE_ERRORS = (RedisError, OSError)
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):

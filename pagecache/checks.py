@@ -11,8 +11,7 @@ an old one).
 from django.core.cache import caches
 from django.core.checks import Warning, register
 
-from pagecache.backends import RedisCache
-from pagecache.generations import CACHE_ERRORS
+from pagecache.backends import CACHE_ERRORS, RedisCache
 
 
 def memory_problems(config):

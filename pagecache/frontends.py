@@ -8,7 +8,9 @@ request through it is exact.
 
 Purges run on one background thread of each process: a slow or unreachable
 frontend never holds up the editor's save. A failed purge is retried with a
-growing pause, each failure logged, and logged as an error when it gives up.
+growing pause, each failure logged, and logged as an error when it gives up;
+the expiry it belongs to stays in the outbox (``generations``), and a drain
+sends it again until it lands.
 
 ``PAGE_CACHE_FRONTENDS`` names the frontends, as ``CACHES`` names caches::
 
@@ -27,12 +29,11 @@ import logging
 import queue
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from functools import cache
 
 import boto3
+import httpx
 from botocore.config import Config
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -44,15 +45,17 @@ class PurgeFailed(Exception):
     """The frontend did not confirm the purge."""
 
 
-def _send(request, timeout):
-    """The body of the answer to ``request``, or PurgeFailed naming why not."""
+def _send(method, url, *, timeout, headers, body=None):
+    """The body of the answer, or PurgeFailed naming why there is none."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.read()
-    except urllib.error.HTTPError as error:
-        raise PurgeFailed(f"{request.full_url} answered {error.code}") from error
-    except (OSError, ValueError) as error:
-        raise PurgeFailed(f"{request.full_url} unreachable: {error}") from error
+        response = httpx.request(
+            method, url, headers=headers, content=body, timeout=timeout
+        )
+    except httpx.HTTPError as error:
+        raise PurgeFailed(f"{url} unreachable: {error!r}") from error
+    if response.is_error:
+        raise PurgeFailed(f"{url} answered {response.status_code}")
+    return response.content
 
 
 class Frontend:
@@ -88,12 +91,12 @@ class Varnish(Frontend):
     key_header = "xkey"
 
     def purge_batch(self, keys):
-        request = urllib.request.Request(
+        _send(
+            "PURGE",
             self.location + "/",
-            method="PURGE",
+            timeout=self.timeout,
             headers={"xkey-purge": " ".join(keys)},
         )
-        _send(request, self.timeout)
 
 
 class Fastly(Frontend):
@@ -103,16 +106,16 @@ class Fastly(Frontend):
 
     def purge_batch(self, keys):
         base = self.location or "https://api.fastly.com"
-        request = urllib.request.Request(
+        _send(
+            "POST",
             f"{base}/service/{self.options['SERVICE_ID']}/purge",
-            method="POST",
+            timeout=self.timeout,
             headers={
                 "Fastly-Key": self.options["API_TOKEN"],
                 "Surrogate-Key": " ".join(keys),
                 "Accept": "application/json",
             },
         )
-        _send(request, self.timeout)
 
 
 class Cloudflare(Frontend):
@@ -124,16 +127,16 @@ class Cloudflare(Frontend):
 
     def purge_batch(self, keys):
         base = self.location or "https://api.cloudflare.com/client/v4"
-        request = urllib.request.Request(
+        answer = _send(
+            "POST",
             f"{base}/zones/{self.options['ZONE_ID']}/purge_cache",
-            method="POST",
-            data=json.dumps({"tags": keys}).encode(),
+            timeout=self.timeout,
             headers={
                 "Authorization": f"Bearer {self.options['API_TOKEN']}",
                 "Content-Type": "application/json",
             },
+            body=json.dumps({"tags": keys}).encode(),
         )
-        answer = _send(request, self.timeout)
         try:
             success = json.loads(answer).get("success")
         except (ValueError, AttributeError) as error:
@@ -215,11 +218,16 @@ def key_headers(keys):
     }
 
 
-def purge(keys):
-    """Drop the pages carrying ``keys`` from every frontend, in the background."""
+def purge(keys, *, then=None, keep_trying=False):
+    """Drop the pages carrying ``keys`` from every frontend, in the background;
+    then call ``then`` (on the purge thread) once every one confirmed.
+
+    ``keep_trying``: once the pauses are spent, try again at the last pause
+    until the purge lands (for a process no job worker drains behind).
+    """
     frontends = configured()
     if keys and frontends:
-        _purger().put((frontends, frozenset(keys)))
+        _purger().put((frontends, frozenset(keys), then, keep_trying))
 
 
 def wait():
@@ -237,10 +245,14 @@ class Purger(queue.Queue):
 
     def _run(self):
         while True:
-            frontends, keys = self.get()
+            frontends, keys, then, keep_trying = self.get()
             try:
-                for frontend in frontends:
-                    purge_with_retries(frontend, keys)
+                landed = [
+                    purge_with_retries(frontend, keys, keep_trying=keep_trying)
+                    for frontend in frontends
+                ]
+                if then is not None and all(landed):
+                    then()
             except Exception:
                 # A misconfigured frontend must not stop the purges of others.
                 logger.exception("Purge of %s failed", " ".join(sorted(keys)))
@@ -253,15 +265,17 @@ def _purger():
     return Purger()
 
 
-def purge_with_retries(frontend, keys):
+def purge_with_retries(frontend, keys, *, keep_trying=False):
     """Purge ``keys`` from ``frontend``, retrying; True once it confirmed."""
     pauses = settings.PAGE_CACHE_PURGE_RETRY_PAUSES
-    for attempt, pause in enumerate([*pauses, None], start=1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             frontend.purge(keys)
             return True
         except PurgeFailed as error:
-            if pause is None:
+            if attempt > len(pauses) and not keep_trying:
                 logger.error(
                     "Purge of %s from %s failed %d times, given up: %s",
                     " ".join(sorted(keys)),
@@ -270,6 +284,8 @@ def purge_with_retries(frontend, keys):
                     error,
                 )
                 return False
+            # Kept trying without pauses configured: every half minute.
+            pause = pauses[min(attempt, len(pauses)) - 1] if pauses else 30
             logger.warning(
                 "Purge from %s failed (attempt %d), retrying in %ss: %s",
                 type(frontend).__name__,
@@ -278,4 +294,3 @@ def purge_with_retries(frontend, keys):
                 error,
             )
             time.sleep(pause)
-    return False

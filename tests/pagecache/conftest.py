@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pagecache.processes import OwnRedis
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -20,3 +22,11 @@ def static_root(tmp_path_factory):
         check=True,
     )
     return root
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A Redis of the test's own, to cut and restore; stopped after."""
+    server = OwnRedis(tmp_path)
+    yield server
+    server.stop()

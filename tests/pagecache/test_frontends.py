@@ -202,7 +202,7 @@ def test_a_page_rendered_across_a_change_is_not_given_to_shared_caches(
 
     def read_then_change(scopes_, key):
         found = render(scopes_, key)
-        generations._write_expiry({"listing"})  # A change commits meanwhile.
+        generations.write_expiry({"listing"})  # A change commits meanwhile.
         return found
 
     monkeypatch.setattr(generations, "read", read_then_change)

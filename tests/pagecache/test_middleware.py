@@ -18,6 +18,7 @@ from django.urls import reverse
 import actions.documents
 from pagecache import generations, middleware
 from pagecache.backends import RedisCache
+from pagecache.models import PendingExpiry
 from tests.factories import (
     PASSWORD,
     DocumentFactory,
@@ -167,7 +168,7 @@ def test_last_modified_is_the_newest_change_and_answers_if_modified_since(
 
 def test_a_change_within_the_second_sends_no_last_modified(client, filed):
     # Its date could equal that of a change later in the same second.
-    generations._expire_now(["everything"])
+    generations.write_expiry(["everything"])
 
     response = client.get(filed["first"].get_absolute_url())
 
@@ -240,13 +241,6 @@ UNREACHABLE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_unwritten_expiry():
-    """Expirations kept from a test with the cache down stay in that test."""
-    yield
-    generations._unwritten.clear()
-
-
 def test_with_the_cache_down_pages_come_live_from_the_database(
     client, filed, publisher, committed, settings
 ):
@@ -281,10 +275,11 @@ def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
         )
         actions.documents.publish(document=filed["document"], user=publisher)
 
+    assert PendingExpiry.objects.unwritten().exists()
     settings.CACHES = working  # Back, with the old page still stored.
 
     assert "Newer" in text_of(client, path)
-    assert generations._unwritten == set()
+    assert not PendingExpiry.objects.exists()
 
 
 def test_the_redis_cache_reuses_its_client_and_still_works():
