@@ -213,13 +213,13 @@ WITHDRAW_THEN_DIE = """
     import os
     from django.db import transaction
     from catalogue.models import Document
-    from public.scopes import document_changed
+    from actions import pages
 
     with transaction.atomic():
         document = Document.objects.get(number=4)
         document.status = Document.Status.WITHDRAWN
         document.save(update_fields=["status"])
-        document_changed(document)
+        pages.changed(document)
         # Killed once the change committed and its purge was handed to the
         # purge thread, before the frontend confirmed it.
         transaction.on_commit(lambda: os._exit(0))

@@ -8,7 +8,7 @@ it was before one (and fails there)."""
 import pytest
 from django.test import Client
 
-from editorial import workflow
+import actions.documents
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.pagecache.processes import in_a_new_process
 
@@ -54,7 +54,7 @@ def test_a_withdrawal_committed_while_redis_was_cut_shows_after_a_restart(
     assert "Withdrawn" not in cached.content.decode()
 
     own_redis.cut()
-    workflow.withdraw(
+    actions.documents.withdraw(
         document=document,
         user=UserFactory(is_superuser=True),
         reason="Did not replicate.",

@@ -721,6 +721,7 @@ ENTRY_POINTS = {
     **dict.fromkeys(
         [
             "command:expire_pages",
+            "command:drain_outbox",
             "command:export_decisions",
             "command:export_index",
             "command:export_record",
