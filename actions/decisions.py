@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import pages
-from actions.steps import Step, audited, require, taking
+from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import DecisionRecord, DecisionRelation, DecisionRevision
 from catalogue.references import write_references
 
@@ -76,7 +76,7 @@ def _hold(edited, user, supersedes, note):
         if held == (decision.content(), decision.superseded_pks()):
             # The edit takes the record back to what readers see.
             if revision.pk:
-                revision.discard_by(user)
+                discard_held(revision, user=user)
             return None
         revision.save()
         return revision
@@ -98,7 +98,7 @@ def publish_decision(*, decision, user):
             write_references(decisions=[decision])
             others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
             set_supersedes(decision=decision, superseded=others, user=user)
-            revision.publish_by(user, now)
+            publish_held(revision, user=user, at=now)
             pages.changed(decision, before=before)
     return decision
 
@@ -137,7 +137,7 @@ def hold_imported_change(*, decision, content, user, note):
 def discard_decision_revision(*, decision, user):
     """Drop a decision record's pending revision; readers never saw it."""
     with taking(DISCARD_DECISION, decision, user) as (decision, revision):
-        revision.discard_by(user)
+        discard_held(revision, user=user)
     return revision
 
 

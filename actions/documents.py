@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import pages
-from actions.steps import Step, audited, taking
+from actions.steps import Step, audited, discard_held, publish_held, taking
 from catalogue.models import Document, DocumentVersion, Revision
 from catalogue.numbering import check_unissued, issue_number, mark_issued
 from catalogue.references import write_references
@@ -210,7 +210,7 @@ def _hold_as_revision(document, revision, user, changes, note):
     if revision_state(revision) == published_state(document):
         # The edit takes the document back to what readers see: nothing waits.
         if revision.pk:
-            revision.discard_by(user)
+            discard_held(revision, user=user)
         return None
     revision.save()
     return revision
@@ -298,7 +298,7 @@ def _publish_revision(document, revision, user, note):
     document.tags.set(revision.tag_names, clear=False)
     if note:
         revision.note = note
-    revision.publish_by(user, published_at)
+    publish_held(revision, user=user, at=published_at)
     pages.changed(document, before=before, listing=tags_change)
     if not raises:
         return None
@@ -317,7 +317,7 @@ def _save_version(document, user, note, published_at, writer):
 def discard_revision(*, document, user):
     """Drop a document's pending revision; readers never saw it."""
     with taking(DISCARD, document, user) as (document, revision):
-        revision.discard_by(user)
+        discard_held(revision, user=user)
     return revision
 
 

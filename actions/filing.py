@@ -76,3 +76,9 @@ def merge_tags(*, tags, into, user):
             tag.delete()
         pages.everything_changed()
     return target
+
+
+def import_topics():
+    """Topics written by a CSV import, in its transaction: they name every
+    page, so every page is expired (nothing, if a dry run rolls it back)."""
+    pages.everything_changed()

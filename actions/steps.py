@@ -18,6 +18,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models.signals import pre_save
 
+from catalogue.models.choices import RevisionStatus
+
 
 def anytime(obj, revision):
     """No precondition: the permission is enough."""
@@ -121,3 +123,18 @@ def taking(step, obj, user, *, via=""):
             revision = obj.pending_revision()
         step.check(obj, revision)
         yield obj, revision
+
+
+def publish_held(edit, *, user, at):
+    """Mark a held edit (a pending revision) published by ``user`` at ``at``,
+    and save it."""
+    setattr(edit, edit.STATE, RevisionStatus.PUBLISHED)
+    edit.published_at, edit.published_by = at, user
+    edit.save()
+
+
+def discard_held(edit, *, user):
+    """Mark a held edit discarded by ``user``, and save it."""
+    setattr(edit, edit.STATE, RevisionStatus.DISCARDED)
+    edit.updated_by = user
+    edit.save()

@@ -95,8 +95,8 @@ INSTALLED_APPS = [
     "auditlog",
     "axes",
     "csp",
-    # One app per concern; data flows one way: catalogue <- exchange <- public
-    # <- editorial, and pagecache knows nothing of the others.
+    # One app per concern; data flows one way: catalogue <- actions <- exchange
+    # <- public <- editorial, and pagecache knows nothing of the others.
     "catalogue",
     "actions",
     "exchange",

@@ -28,7 +28,7 @@ from import_export.forms import ImportForm
 from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
 
-from actions import pages
+from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
@@ -519,8 +519,7 @@ class TopicResource(ProgressMixin, resources.ModelResource):
 
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)
-        # Topics name every page; a dry run rolls this back with the rest.
-        pages.everything_changed()
+        filing.import_topics()
 
 
 class CSVImportForm(ImportForm):

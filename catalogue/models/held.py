@@ -1,5 +1,4 @@
 from django.db import models
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import RevisionStatus
@@ -25,18 +24,6 @@ class HeldEdit(models.Model):
 
     class Meta:
         abstract = True
-
-    def publish_by(self, user, at=None):
-        """Mark the edit published by ``user`` (now, or ``at``) and save it."""
-        setattr(self, self.STATE, RevisionStatus.PUBLISHED)
-        self.published_at, self.published_by = at or timezone.now(), user
-        self.save()
-
-    def discard_by(self, user):
-        """Mark the edit discarded by ``user`` and save it."""
-        setattr(self, self.STATE, RevisionStatus.DISCARDED)
-        self.updated_by = user
-        self.save()
 
 
 def held_constraints(owner, state, *, one_pending, valid_state):

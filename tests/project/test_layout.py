@@ -2,7 +2,10 @@
 project code is at the top of its module.
 
     pagecache, jobs                        (import no project code)
-    catalogue  <-  exchange  <-  public  <-  editorial
+    catalogue  <-  actions  <-  exchange  <-  public  <-  editorial
+
+``actions`` is the only layer that changes the record: what sits to its right
+calls it, and it reaches the public site's page map only through settings.
 
 An app may import itself, the apps to its left, the page cache and the
 background jobs (generic machinery the others hand their work to); the
@@ -15,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ORDER = ["catalogue", "exchange", "public", "editorial"]
+ORDER = ["catalogue", "actions", "exchange", "public", "editorial"]
 # Generic apps: the page cache and the background jobs know no other app.
 GENERIC = {"pagecache", "jobs"}
 MAY_IMPORT = {
@@ -70,7 +73,8 @@ def test_each_app_imports_only_down_the_dependency_order(app):
     ("app", "source", "problem"),
     [
         ("catalogue", "from public import views\n", "catalogue imports public"),
-        ("public", "import editorial.workflow\n", "public imports editorial"),
+        ("public", "import editorial.admin\n", "public imports editorial"),
+        ("actions", "from public import scopes\n", "actions imports public"),
         ("pagecache", "from catalogue.models import Document\n", "imports catalogue"),
         ("anthology", "from public import urls\n", "anthology imports public"),
         (
@@ -90,3 +94,68 @@ def test_imports_of_libraries_anywhere_are_left_alone():
     source = "import re\n\ndef late():\n    import json\n    from django import forms\n"
 
     assert layout_problems("catalogue", source) == []
+
+
+# What only an action does: expire pages, write audit entries, snapshot
+# versions, issue numbers, publish. Outside ``actions`` (and the page cache,
+# whose own mechanism expiry is) no code calls these or sets ``published_at``.
+ACTION_ONLY_CALLS = {
+    "expire",
+    "expire_everything",
+    "everything_changed",
+    "snapshot",
+    "issue_number",
+    "mark_issued",
+    "check_unissued",
+    "publish_held",
+    "discard_held",
+}
+
+
+def writes_outside_actions(source, filename="<source>"):
+    """Every call or assignment in ``source`` that only an action may make."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Call):
+            function = node.func
+            name = getattr(function, "attr", getattr(function, "id", None))
+            if name in ACTION_ONLY_CALLS:
+                found.append(f"{filename}:{node.lineno}: calls {name}")
+            if name in {"create", "bulk_create"} and "LogEntry" in ast.unparse(
+                function
+            ):
+                found.append(f"{filename}:{node.lineno}: writes audit entries")
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        for target in targets:
+            for leaf in ast.walk(target) if target is not None else []:
+                if isinstance(leaf, ast.Attribute) and leaf.attr == "published_at":
+                    found.append(f"{filename}:{node.lineno}: sets published_at")
+    return found
+
+
+@pytest.mark.parametrize("app", sorted(set(MAY_IMPORT) - {"actions", "pagecache"}))
+def test_only_actions_expire_audit_version_number_or_publish(app):
+    found = []
+    for path in modules(app):
+        if "migrations" not in path.parts:
+            found += writes_outside_actions(
+                path.read_text(), str(path.relative_to(ROOT))
+            )
+
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        ("expire_everything()\n", "calls expire_everything"),
+        ("DocumentVersion.snapshot(document)\n", "calls snapshot"),
+        ("LogEntry.objects.bulk_create(entries)\n", "writes audit entries"),
+        ("decision.published_at = now\n", "sets published_at"),
+        ("a.published_at, a.published_by = now, user\n", "sets published_at"),
+    ],
+)
+def test_the_check_catches_a_write_outside_the_actions(source, problem):
+    [found] = writes_outside_actions(source)
+
+    assert problem in found
