@@ -5,17 +5,21 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
+.PHONY: run serve worker test test-fast lock lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+PIP = $(BIN)/pip --disable-pip-version-check
+
+# Installs come from the lock files, which pin every package, transitive ones
+# too; requirements*.txt list what the project asks for (see `make lock`).
+$(VENV)/.installed: requirements.lock | $(BIN)/python
+	$(PIP) install --quiet -r requirements.lock
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+$(VENV)/.installed-dev: requirements.lock requirements-dev.lock | $(BIN)/python
+	$(PIP) install --quiet -r requirements-dev.lock
 	touch $@ $(VENV)/.installed
 
 ## run: install, migrate, import the seed page once, serve on SQLite at http://$(HOST)/
@@ -49,10 +53,28 @@ worker: $(VENV)/.installed
 	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
-## TEST_WORKERS processes (pytest-xdist), each with its own test database
+## TEST_WORKERS processes (pytest-xdist), each with its own test database, with
+## the coverage of the project's code; what CI runs
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev
-	$(BIN)/pytest -n $(TEST_WORKERS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --cov --cov-report=term
+
+## test-fast: the tests that need neither Chromium, Redis, varnishd nor worker
+## processes of their own (pytest markers, see pyproject.toml)
+FAST_TESTS = not browser and not redis and not varnish and not workers
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)"
+
+## lock: compile requirements.lock and requirements-dev.lock (every package,
+## transitive ones too) from requirements.txt and requirements-dev.txt; run it
+## after changing either. Versions already locked are kept where they still fit.
+PIP_COMPILE = $(BIN)/pip-compile --quiet --strip-extras --no-allow-unsafe \
+	--no-emit-index-url --no-emit-find-links
+lock: | $(BIN)/python
+	$(PIP) install --quiet "$$(grep '^pip-tools==' requirements-dev.txt)"
+	$(PIP_COMPILE) --output-file requirements.lock requirements.txt
+	$(PIP_COMPILE) --constraint requirements.lock --output-file requirements-dev.lock \
+		requirements-dev.txt
 
 ## lint: what CI checks besides the tests
 lint: $(VENV)/.installed-dev
@@ -94,4 +116,4 @@ bench-jobs: $(VENV)/.installed-dev
 		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .coverage htmlcov

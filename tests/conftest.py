@@ -17,6 +17,42 @@ from jobs import queue
 from pagecache import generations
 from tests.exchange.fake_sources import FakeSources
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
+
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+# What a test needs from outside Python follows from the fixtures it uses
+# (and from living in tests/browser/); tests that reach Redis another way,
+# through the jobs' queue, carry the ``redis`` marker themselves.
+FIXTURE_MARKERS = {
+    "browser": {"browser"},
+    "page": {"browser"},
+    "on_the_queue": {"redis"},
+    "start_worker": {"redis", "workers"},
+    "instances": {"redis", "workers"},
+    "varnished": {"redis", "varnish", "workers"},
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        names = set()
+        if item.path.is_relative_to(BROWSER_TESTS):
+            names.add("browser")
+        for fixture in getattr(item, "fixturenames", ()):
+            names |= FIXTURE_MARKERS.get(fixture, set())
+        for name in sorted(names):
+            item.add_marker(name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A test whose marker names a program or a service that is missing is
+    skipped, naming what to install (failed under CI), before any fixture."""
+    for name, require in REQUIREMENTS.items():
+        if item.get_closest_marker(name):
+            require()
+
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
 
@@ -47,7 +83,6 @@ def imported_seed(db, seed_path):
 # the tests make beside it are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -59,11 +94,10 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, driven by Playwright (it cannot download its own)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
+    chromium = require_tool(CHROMIUM, "apt-get install chromium")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            executable_path=chromium, args=CHROMIUM_ARGS
         )
         yield browser
         browser.close()
@@ -106,8 +140,7 @@ def editorial_groups(transactional_db):
 
 # Background jobs run at once, in the test's own process and transaction, on
 # a queue of this run's own in the test Redis.
-TEST_QUEUE = f"anthology-test-{os.getpid()}"
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
+TEST_QUEUE = RUN_PREFIX
 
 
 def backup_storages(location):

@@ -20,7 +20,8 @@ from jobs.models import Job
 from tests.exchange.test_backup import empty_the_record, rich_record, snapshot
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 __all__ = ["rich_record"]
 

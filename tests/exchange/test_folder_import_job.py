@@ -29,7 +29,8 @@ from tests.exchange.test_madr_import import ADR_TOOLS, LOG4BRAINS, MADR_4
 from tests.exchange.zips import lying_about_size, symlink, with_entries, zipped
 from tests.factories import UserFactory, png_bytes
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 UPLOAD = reverse("admin:catalogue_decisionrecord_import_folder")
 

@@ -88,6 +88,7 @@ CELLS = st.one_of(
 )
 
 
+@pytest.mark.redis  # The import is a job, queued in Redis.
 @FUZZ
 @given(
     changes=st.lists(

@@ -16,7 +16,8 @@ from catalogue.models import Document, DocumentVersion, Reference, Registry, Top
 from exchange import exports
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 
 def export_documents(client):

@@ -32,7 +32,8 @@ from tests.exchange.test_import_csv import (
 )
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 
 def rows(count, first=1):

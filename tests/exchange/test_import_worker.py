@@ -23,7 +23,7 @@ from jobs.models import _alive as process_alive
 from tests.exchange.test_import_csv import csv_text
 from tests.exchange.test_import_jobs import rows
 from tests.factories import TopicFactory
-from tests.pagecache.test_instances import REDIS_URL, redis_client, redis_is_up
+from tests.tools import RUN_PREFIX, TEST_REDIS_URL, redis_client
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = 1500
@@ -36,7 +36,6 @@ pytestmark = [
         reason="the worker shares the test database: run the suite with "
         "DATABASE_URL=postgres://… (CI does)",
     ),
-    pytest.mark.skipif(not redis_is_up(), reason=f"the queue is Redis at {REDIS_URL}"),
 ]
 
 
@@ -44,15 +43,15 @@ pytestmark = [
 def queue():
     """A queue and cache prefix of this test's own, in the test Redis, shared
     with the worker processes the test starts; keys removed after."""
-    name = f"anthology-test-worker-{os.getpid()}"
+    name = f"{RUN_PREFIX}-worker"
     with override_settings(
         JOBS_QUEUE=name,
-        RQ_QUEUES={name: {"URL": REDIS_URL}},
+        RQ_QUEUES={name: {"URL": TEST_REDIS_URL}},
         RQ={"COMMIT_MODE": "auto"},
         CACHES={
             "default": {
                 "BACKEND": "pagecache.backends.RedisCache",
-                "LOCATION": REDIS_URL,
+                "LOCATION": TEST_REDIS_URL,
                 "KEY_PREFIX": name,
             }
         },
@@ -87,7 +86,7 @@ def start_worker(queue, tmp_path):
             f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
             f"{db['PORT'] or 5432}/{db['NAME']}"
         ),
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": TEST_REDIS_URL,
         "CACHE_KEY_PREFIX": queue,
         "JOBS_QUEUE": queue,
     }

@@ -10,7 +10,8 @@ from jobs import runner
 from jobs.models import Job
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 
 def upload(client, name, content):

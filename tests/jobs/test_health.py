@@ -9,6 +9,7 @@ from jobs import health
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.redis  # The queue is healthy: its Redis answers.
 def test_health_checks_each_part_at_one_query(client, django_assert_num_queries):
     with django_assert_num_queries(1):
         response = client.get("/health/")
@@ -29,6 +30,7 @@ def test_a_queue_that_cannot_be_reached_makes_the_site_unhealthy(client):
     assert response.json()["queue"] == "failing: ConnectionError"
 
 
+@pytest.mark.redis
 def test_a_failing_database_is_named(client, monkeypatch):
     def refuse():
         raise DatabaseError("down")

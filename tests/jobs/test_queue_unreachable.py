@@ -14,7 +14,7 @@ from jobs.models import Job
 from tests.exchange.test_import_csv import csv_text
 from tests.exchange.test_import_jobs import rows
 from tests.factories import TopicFactory
-from tests.pagecache.test_instances import free_port
+from tests.tools import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ from rq.job import JobStatus
 from jobs import runner
 from jobs.models import Job
 
-pytestmark = pytest.mark.django_db
+# The jobs these tests start go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
 
 def job_of(user, state=Job.State.RUNNING, **fields):

@@ -4,7 +4,7 @@ import pytest
 from django.test import override_settings
 
 from pagecache.checks import check_redis_memory, memory_problems
-from tests.pagecache.test_instances import REDIS_URL, redis_client, redis_is_up
+from tests.tools import TEST_REDIS_URL, redis_client
 
 
 def test_a_limit_with_an_evicting_policy_is_fine():
@@ -21,14 +21,14 @@ def test_no_limit_and_no_eviction_are_each_named():
     ]
 
 
-@pytest.mark.skipif(not redis_is_up(), reason=f"reads the Redis at {REDIS_URL}")
+@pytest.mark.redis
 def test_the_check_reads_the_shared_caches_own_redis():
     config = redis_client().config_get("maxmemory*")
     with override_settings(
         CACHES={
             "default": {
                 "BACKEND": "pagecache.backends.RedisCache",
-                "LOCATION": REDIS_URL,
+                "LOCATION": TEST_REDIS_URL,
             }
         }
     ):

@@ -5,7 +5,6 @@ shows on the other's next response, its cache warm before."""
 import http.cookiejar
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-import redis
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
@@ -28,22 +26,9 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
 )
+from tests.tools import RUN_PREFIX, TEST_REDIS_URL, free_port, redis_client
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
-
-
-def redis_client():
-    return redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-
-
-def redis_is_up():
-    try:
-        return redis_client().ping()
-    except Exception:  # Any failure to reach it means: not here.
-        return False
-
-
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
@@ -51,9 +36,6 @@ pytestmark = [
         not in {"postgres", "postgresql"},
         reason="two instances need a database server they can share: run the "
         "suite with DATABASE_URL=postgres://… (CI does)",
-    ),
-    pytest.mark.skipif(
-        not redis_is_up(), reason=f"two instances share Redis at {REDIS_URL}"
     ),
 ]
 
@@ -63,14 +45,14 @@ def instances(static_root):
     """Two gunicorn processes on their own ports, sharing the test database and
     a Redis key prefix of this run's own; always stopped, keys removed."""
     db = connection.settings_dict
-    prefix = f"anthology-test-{uuid.uuid4().hex}"
+    prefix = f"{RUN_PREFIX}-{uuid.uuid4().hex}"
     env = {
         **os.environ,
         "DATABASE_URL": (
             f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
             f"{db['PORT'] or 5432}/{db['NAME']}"
         ),
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": TEST_REDIS_URL,
         "CACHE_KEY_PREFIX": prefix,
         "PAGE_CACHE": "1",
         "DEBUG": "0",
@@ -105,13 +87,6 @@ def instances(static_root):
         keys = list(client.scan_iter(f"{prefix}:*"))
         if keys:
             client.delete(*keys)
-
-
-def free_port():
-    """A port nothing listens on now, so runs side by side never collide."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(port):

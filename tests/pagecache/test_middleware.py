@@ -7,7 +7,6 @@ tell a cached page (warm) from a rendered one.
 """
 
 import gzip
-import os
 
 import pytest
 from django.core.cache import cache
@@ -25,6 +24,7 @@ from tests.factories import (
     UserFactory,
 )
 from tests.html import is_warm, text_of
+from tests.tools import RUN_PREFIX, TEST_REDIS_URL
 
 pytestmark = pytest.mark.django_db
 
@@ -282,11 +282,10 @@ def test_expiry_missed_while_the_cache_was_down_is_written_when_it_returns(
     assert not PendingExpiry.objects.exists()
 
 
+@pytest.mark.redis
 def test_the_redis_cache_reuses_its_client_and_still_works():
     # Django's backend makes a Redis client per operation.
-    backend = RedisCache(
-        "redis://127.0.0.1:6379/15", {"KEY_PREFIX": f"anthology-test-{os.getpid()}"}
-    )
+    backend = RedisCache(TEST_REDIS_URL, {"KEY_PREFIX": RUN_PREFIX})
     backend.set("page", "‘cached’ — bytes")
     try:
         assert backend.get_many(["page", "missing"]) == {"page": "‘cached’ — bytes"}

@@ -5,7 +5,6 @@ Varnish, not in gunicorn's workers."""
 
 import gzip
 import os
-import shutil
 import socket
 import socketserver
 import subprocess
@@ -19,17 +18,16 @@ import pytest
 
 from catalogue.models import Document
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
-from tests.pagecache.test_instances import (
-    REDIS_URL,
+from tests.pagecache.test_instances import publisher_on, wait_for
+from tests.tools import (
+    RUN_PREFIX,
+    TEST_REDIS_URL,
     free_port,
-    publisher_on,
     redis_client,
-    redis_is_up,
-    wait_for,
+    require_varnishd,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-VARNISHD = shutil.which("varnishd") or "/usr/sbin/varnishd"
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -39,7 +37,6 @@ pytestmark = [
         reason="the site behind Varnish shares the test database: run the suite "
         "with DATABASE_URL=postgres://… (CI does)",
     ),
-    pytest.mark.skipif(not redis_is_up(), reason=f"the site uses Redis at {REDIS_URL}"),
 ]
 
 
@@ -86,14 +83,15 @@ def varnished(static_root, tmp_path, django_db_blocker):
     from django.db import connection
 
     db = connection.settings_dict
-    prefix = f"anthology-test-varnish-{os.getpid()}-{tmp_path.name}"
+    prefix = f"{RUN_PREFIX}-varnish-{tmp_path.name}"
     site, front, purge_port = free_port(), free_port(), free_port()
     (tmp_path / "backend.vcl").write_text(
         f'backend default {{ .host = "127.0.0.1"; .port = "{site}"; }}\n'
     )
     varnish = subprocess.Popen(
         [
-            *(VARNISHD, "-F", "-a", f"127.0.0.1:{front}", "-n", str(tmp_path / "v")),
+            *(require_varnishd(), "-F", "-a", f"127.0.0.1:{front}"),
+            *("-n", str(tmp_path / "v")),
             *("-f", str(ROOT / "deploy" / "varnish" / "anthology.vcl")),
             *("-p", f"vcl_path={tmp_path}:{ROOT / 'deploy' / 'varnish'}"),
             *("-s", "malloc,64m", "-T", "none", "-j", "none"),
@@ -107,7 +105,7 @@ def varnished(static_root, tmp_path, django_db_blocker):
             f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
             f"{db['PORT'] or 5432}/{db['NAME']}"
         ),
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": TEST_REDIS_URL,
         "CACHE_KEY_PREFIX": prefix,
         "JOBS_QUEUE": prefix,
         "PAGE_CACHE": "1",

@@ -362,6 +362,7 @@ TOPIC_CSV = (
 )
 
 
+@pytest.mark.redis  # The imports are jobs, queued in Redis.
 @pytest.mark.parametrize("model", IMPORTS)
 @pytest.mark.parametrize("role", ROLES)
 def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(

@@ -1,0 +1,93 @@
+"""What the suite needs from outside Python (programs, a Redis, free ports) and
+the one rule for when it is missing: a test that needs it is skipped with the
+package to install, except under CI (``CI=true``), where it fails, so that CI
+never passes by skipping."""
+
+import functools
+import glob
+import os
+import secrets
+import shutil
+import socket
+
+import pytest
+import redis
+
+# Tests share whatever Redis TEST_REDIS_URL names with other runs and other
+# projects: they keep their keys and queues under a prefix of their process's
+# own and never flush a database.
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+RUN_PREFIX = f"anthology-test-{os.getpid()}-{secrets.token_hex(4)}"
+
+CHROMIUM = os.environ.get("CHROMIUM", "chromium")
+VARNISHD = os.environ.get("VARNISHD", "varnishd")
+
+
+def in_ci():
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def missing(what, install_hint):
+    """Skip the running test for want of ``what``; under CI, fail it."""
+    message = f"{what} is missing: {install_hint}"
+    if in_ci():
+        pytest.fail(f"{message} (under CI no test may skip for it)", pytrace=False)
+    pytest.skip(message)
+
+
+def require_tool(name, install_hint, *, also=()):
+    """The path of the program ``name`` (a name on PATH or a path), else of the
+    first of ``also`` that exists; ``missing`` when none does."""
+    found = shutil.which(name) or next(
+        (path for path in also if shutil.which(path)), None
+    )
+    if found is None:
+        missing(name, install_hint)
+    return found
+
+
+def require_varnishd():
+    """varnishd (often in /usr/sbin, off a user's PATH) and its xkey vmod."""
+    varnishd = require_tool(
+        VARNISHD, "apt-get install varnish", also=["/usr/sbin/varnishd"]
+    )
+    if not glob.glob("/usr/lib/*/varnish/vmods/libvmod_xkey.so"):
+        missing("varnish's xkey vmod", "apt-get install varnish-modules")
+    return varnishd
+
+
+def redis_client():
+    return redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=1)
+
+
+@functools.cache
+def redis_is_up():
+    try:
+        return redis_client().ping()
+    except redis.RedisError:
+        return False
+
+
+def require_redis():
+    if not redis_is_up():
+        missing(
+            f"a Redis at {TEST_REDIS_URL}",
+            "apt-get install redis-server, or name one in TEST_REDIS_URL",
+        )
+
+
+def free_port():
+    """A port nothing listens on now, so runs side by side never collide."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# What each marker needs, checked before each test that carries it.
+REQUIREMENTS = {
+    "browser": lambda: require_tool(CHROMIUM, "apt-get install chromium"),
+    "redis": require_redis,
+    "varnish": require_varnishd,
+    "java": lambda: require_tool("java", "apt-get install default-jre-headless"),
+    "biber": lambda: require_tool("biber", "apt-get install biber"),
+}
