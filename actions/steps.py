@@ -14,7 +14,9 @@ from functools import partial
 
 from auditlog.context import _set_extra_data, auditlog_value, set_extra_data
 from auditlog.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.db.models.signals import pre_save
 
@@ -138,3 +140,13 @@ def discard_held(edit, *, user):
     setattr(edit, edit.STATE, RevisionStatus.DISCARDED)
     edit.updated_by = user
     edit.save()
+
+
+def acting_user(username):
+    """The account a command acts for (``--user``), or None when not named."""
+    if not username:
+        return None
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise CommandError(f"There is no account {username!r} to act for.")
+    return user

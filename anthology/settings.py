@@ -95,11 +95,14 @@ INSTALLED_APPS = [
     "auditlog",
     "axes",
     "csp",
-    # One app per concern; data flows one way: catalogue <- actions <- exchange
-    # <- public <- editorial, and pagecache knows nothing of the others.
+    # One app per concern; the record (catalogue) is changed by actions
+    # alone, which formats, imports, sources and the admin call; the public
+    # site reads; pagecache and jobs know nothing of the others.
     "catalogue",
     "actions",
-    "exchange",
+    "formats",
+    "imports",
+    "sources",
     "jobs",
     "public",
     "pagecache",
@@ -204,7 +207,7 @@ STORAGES = {
     # (an S3-compatible one through django-storages). They hold password
     # hashes: readable by this account only.
     "backups": {
-        "BACKEND": "exchange.backups.BackupFileSystemStorage",
+        "BACKEND": "imports.backups.BackupFileSystemStorage",
         "OPTIONS": {
             "location": BACKUP_DIR,
             "file_permissions_mode": 0o600,
@@ -378,7 +381,7 @@ LOGGING = {
 IMPORT_EXPORT_IMPORT_PERMISSION_CODE = "add"
 IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
 
-# Metadata by identifier (exchange.metadata): arXiv's API (Atom) and
+# Metadata by identifier (sources.metadata): arXiv's API (Atom) and
 # Crossref's REST API (JSON). Tests point both at a local fake server.
 METADATA_ARXIV_URL = os.environ.get(
     "METADATA_ARXIV_URL", "https://export.arxiv.org/api/query"

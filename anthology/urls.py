@@ -1,9 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from anthology import health
+
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("", include("jobs.urls")),
+    path("health/", health.health, name="health"),
     path("", include("public.urls")),
 ]
 

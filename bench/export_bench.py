@@ -157,7 +157,7 @@ def copy_time(queryset):
     import psycopg
     from django.conf import settings
 
-    from exchange.exports import copy_statement
+    from formats.exports import copy_statement
 
     db = settings.DATABASES["default"]
     statements = list(copy_statement(queryset, base_url="http://127.0.0.1/"))
@@ -218,7 +218,7 @@ def measure_import():
     from taggit.models import TaggedItem
 
     from catalogue.models import Document, DocumentVersion, Registry
-    from exchange.exports import document_chunks
+    from formats.exports import document_chunks
 
     documents = Document.objects.filter(registry__prefix="SPRA")
     content = b"".join(document_chunks(documents, base_url="http://127.0.0.1/"))

@@ -150,13 +150,13 @@ def write_csv(path, rows, changed, unchanged, seed):
     """A CSV of ``rows`` rows in the export's format: ``changed`` of the
     record's documents revised, ``unchanged`` as exported, the rest new."""
     from django.utils import timezone
+    from exchange import exports
+    from exchange.management.commands.generate_sample import Command, words
     from taggit.models import Tag
 
     from catalogue.citations import Citation
     from catalogue.identifiers import Identifier
     from catalogue.models import PUBLIC_STATUSES, Document, Registry, Topic
-    from exchange import exports
-    from exchange.management.commands.generate_sample import Command, words
 
     rng = random.Random(seed)
     existing = list(
@@ -275,7 +275,7 @@ def sync_import(path):
     from django.contrib.auth import get_user_model
     from import_export.formats.base_formats import CSV
 
-    from exchange.resources import DocumentResource
+    from imports.resources import DocumentResource
 
     data = Path(path).read_bytes()
     started = time.perf_counter()

@@ -7,8 +7,8 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
 from editorial import desk
+from editorial.backups import BackupsAdminMixin
 from editorial.roles import is_editorial
-from exchange.backup_admin import BackupsAdminMixin
 
 
 class EditorialLoginForm(AdminAuthenticationForm):

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class JobsConfig(AppConfig):
-    """Long work in the background, on a queue; the site's health."""
+    """Long work in the background, on a queue."""
 
     name = "jobs"
     verbose_name = "Background jobs"

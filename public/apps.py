@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.urls import register_converter
+
+from public.converters import CitationFormatConverter
 
 
 class PublicConfig(AppConfig):
@@ -6,3 +9,7 @@ class PublicConfig(AppConfig):
 
     name = "public"
     verbose_name = "Public site"
+
+    def ready(self):
+        # Citation downloads end in their format: cite.bib, cite.ris, cite.json.
+        register_converter(CitationFormatConverter, "citation_format")

@@ -18,7 +18,7 @@ from catalogue.citations import identifier_url, identifiers_in
 from catalogue.identifiers import Identifier, identifier_path
 from catalogue.models import DecisionRecord
 from catalogue.references import names_in
-from exchange.madr import name_parts, references
+from formats.madr import name_parts, references
 
 TAG_RE = re.compile(r"(<[^>]*>)")
 LINK_START_RE = re.compile(r"<a[\s>]")

@@ -23,7 +23,7 @@ from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from exchange.madr import image_name, linked_file
+from formats.madr import image_name, linked_file
 
 ALIGNMENTS = {"left", "center", "right"}
 ALIGN_CLASSES = {f"align-{alignment}" for alignment in ALIGNMENTS}

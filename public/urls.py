@@ -1,7 +1,7 @@
 from django.contrib.sitemaps.views import sitemap
-from django.urls import include, path
+from django.urls import path
 
-from public import feeds, sitemaps, views
+from public import downloads, feeds, sitemaps, views
 
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
@@ -70,9 +70,29 @@ documents = [
     ),
 ]
 
+# Staff CSV exports and readers' citation downloads.
+exports = [
+    path("export/documents.csv", downloads.document_csv, name="export-documents"),
+    path("export/topics.csv", downloads.topic_csv, name="export-topics"),
+    path(
+        "export/decision-records.csv",
+        downloads.decision_record_csv,
+        name="export-decision-records",
+    ),
+    path(
+        "<identifier:identifier>/cite.<citation_format:fmt>",
+        downloads.document_citation,
+        name="document-citation",
+    ),
+    path(
+        "topics/<slug:slug>/cite.<citation_format:fmt>",
+        downloads.topic_citation,
+        name="topic-citation",
+    ),
+]
+
 urlpatterns = [
-    # Exports and citation downloads, from the exchange app.
-    path("", include("exchange.urls")),
+    *exports,
     *site,
     *lists,
     *decisions,

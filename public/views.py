@@ -23,8 +23,8 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.references import resolve
-from exchange.views import filtered_citation_response
 from public import search
+from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html
 from public.markdown import render_markdown
 from public.rows import TableRow, document_rows, row_values

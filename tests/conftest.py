@@ -15,8 +15,8 @@ from playwright.sync_api import sync_playwright
 import actions.documents
 from jobs import queue
 from pagecache import generations
-from tests.exchange.fake_sources import FakeSources
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.sources.fake_sources import FakeSources
 from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
 
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
@@ -151,7 +151,7 @@ def backup_storages(location):
             "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         },
         "backups": {
-            "BACKEND": "exchange.backups.BackupFileSystemStorage",
+            "BACKEND": "imports.backups.BackupFileSystemStorage",
             "OPTIONS": {"location": location, "file_permissions_mode": 0o600},
         },
     }

@@ -15,11 +15,11 @@ from actions.decisions import (
     save_decision,
 )
 from catalogue.models import DecisionRecord, DecisionRelation
+from editorial.admin import exports
 from editorial.admin.controls import WorkflowFormMixin
 from editorial.admin.filters import PublishedFilter
+from editorial.admin.folder_import import DecisionFolderImportMixin
 from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
-from exchange import admin_actions
-from exchange.folder_import import DecisionFolderImportMixin
 
 
 class RelationInline(NamedAutocompleteMixin, admin.TabularInline):
@@ -77,7 +77,7 @@ class DecisionRecordAdmin(
     list_filter = ["status", PublishedFilter]
     search_fields = ["title", "body"]
     readonly_fields = ["source_name", "published_at", "published_by"]
-    actions = ["publish_action", *admin_actions.DECISION_RECORD_ACTIONS]
+    actions = ["publish_action", *exports.DECISION_RECORD_ACTIONS]
 
     def has_publish_permission(self, request, obj=None):
         return request.user.has_perm("catalogue.publish_decisionrecord")

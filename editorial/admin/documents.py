@@ -13,8 +13,9 @@ from django.utils.html import format_html
 import actions.documents
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, Registry, Revision
-from editorial.admin import controls
+from editorial.admin import controls, exports
 from editorial.admin.bulk import DocumentActionsMixin
+from editorial.admin.csv_import import DocumentImportMixin
 from editorial.admin.filters import (
     AuthorListFilter,
     DecadeFilter,
@@ -30,8 +31,6 @@ from editorial.admin.forms import (
 from editorial.admin.lookup import AddByIdentifierMixin
 from editorial.admin.paginators import EstimatedCountPaginator
 from editorial.admin.review import DocumentPagesMixin
-from exchange import admin_actions
-from exchange.resources import DocumentImportMixin
 
 
 @admin.register(Document)
@@ -77,7 +76,7 @@ class DocumentAdmin(
         "withdraw_action",
         "refile_action",
         "add_tag_action",
-        *admin_actions.DOCUMENT_ACTIONS,
+        *exports.DOCUMENT_ACTIONS,
     ]
 
     def get_fieldsets(self, request, obj=None):

@@ -15,9 +15,9 @@ from taggit.models import Tag
 
 from actions import filing
 from catalogue.models import Preface, Registry, Topic
-from exchange import admin_actions
-from exchange.page_import import TopicPageImportMixin
-from exchange.resources import TopicImportMixin
+from editorial.admin import exports
+from editorial.admin.csv_import import TopicImportMixin
+from editorial.admin.page_import import TopicPageImportMixin
 
 
 class FilingActionsMixin:
@@ -53,7 +53,7 @@ class TopicAdmin(
     list_filter = ["flavour"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "scope"]
-    actions = admin_actions.TOPIC_ACTIONS
+    actions = exports.TOPIC_ACTIONS
 
 
 @admin.register(Preface)

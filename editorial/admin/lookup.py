@@ -10,7 +10,7 @@ from django.utils.html import format_html
 
 from catalogue.citations import source_key
 from catalogue.duplicates import same_source
-from exchange.metadata import LookupFailed, look_up, recorded_identifier
+from sources.metadata import LookupFailed, look_up, recorded_identifier
 
 # The add form's query parameter holding what the editor pasted.
 IDENTIFIER = "identifier"

@@ -3,8 +3,8 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
-from exchange.citation_formats import bibtex_entry, meta_tags, plain_reference
-from exchange.madr import place_status, unlinked
+from formats.citations import bibtex_entry, meta_tags, plain_reference
+from formats.madr import place_status, unlinked
 from public.links import link_names, link_names_in_html
 from public.markdown import render_inline, render_markdown
 

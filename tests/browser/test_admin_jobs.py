@@ -11,15 +11,15 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from catalogue.models import DecisionRecord
-from exchange import backups
+from imports import backups
 from jobs import runner
 from jobs.models import Job
 from jobs.queue import get_queue
 from tests.browser.test_decision_folder import FOLDER
 from tests.browser.test_editorial_journeys import Desk, desk_record, public_text
 from tests.conftest import TEST_QUEUE, TEST_REDIS_URL
-from tests.exchange.zips import zipped
 from tests.factories import UserFactory, png_bytes
+from tests.imports.zips import zipped
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ from catalogue.models import Document
 from jobs import runner
 from jobs.models import Job
 from tests.browser.test_editorial_journeys import Desk, desk_record, public_text
-from tests.exchange.test_import_csv import csv_text, row
 from tests.factories import UserFactory
+from tests.imports.test_import_csv import csv_text, row
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -101,7 +101,7 @@ def test_a_running_jobs_page_shows_its_progress_then_its_result_by_itself(
     publisher = desk_record["publisher"]
     job = Job.objects.create(
         title="Import of big.csv (documents)",
-        function="exchange.jobs.import_csv",
+        function="imports.job_functions.import_csv",
         arguments={"dry_run": False},
         state=Job.State.RUNNING,
         created_by=publisher,

@@ -8,12 +8,12 @@ from django.test import override_settings
 from django.urls import reverse
 
 from catalogue.models import Document, Topic
-from exchange.backups import finished_backups
+from imports.backups import finished_backups
 from jobs import runner
 from jobs.models import Job
-from tests.exchange.test_import_csv import csv_text
-from tests.exchange.test_import_jobs import rows
 from tests.factories import TopicFactory
+from tests.imports.test_import_csv import csv_text
+from tests.imports.test_import_jobs import rows
 from tests.tools import free_port
 
 pytestmark = pytest.mark.django_db

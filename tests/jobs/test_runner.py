@@ -24,7 +24,7 @@ def job_of(user, state=Job.State.RUNNING, **fields):
     tell whether its process lives."""
     return Job.objects.create(
         title="Import of big.csv (documents)",
-        function="exchange.jobs.import_csv",
+        function="imports.job_functions.import_csv",
         arguments={"dry_run": False},
         state=state,
         created_by=user,

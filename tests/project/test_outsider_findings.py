@@ -13,7 +13,7 @@ from django.urls import reverse
 import actions.documents
 from catalogue.identifiers import MAX_NUMBER
 from catalogue.models import Document, Registry
-from exchange import views as exchange_views
+from public import downloads
 from public.views import DocumentDetailView
 from tests.factories import PASSWORD, DocumentFactory, RegistryFactory, UserFactory
 from tests.html import is_warm
@@ -219,7 +219,7 @@ class TestCitationDownloads:
 
     @pytest.fixture
     def seven(self, monkeypatch):
-        monkeypatch.setattr(exchange_views, "CITATIONS_PER_FILE", 3)
+        monkeypatch.setattr(downloads, "CITATIONS_PER_FILE", 3)
         topic = DocumentFactory(number=1).topic
         for number in range(2, 8):
             DocumentFactory(number=number, topic=topic)

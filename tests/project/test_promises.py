@@ -42,15 +42,14 @@ from catalogue.models import (
     Registry,
     Topic,
 )
-from exchange import exports
-from exchange.backup import RECORD_MODELS
-from exchange.backup_admin import BACKUP_JOB
-from exchange.folder_import import FOLDER_JOB
-from exchange.page_import import PAGE_JOB
-from exchange.resources import IMPORT_JOB
+from editorial.admin.csv_import import IMPORT_JOB
+from editorial.admin.folder_import import FOLDER_JOB
+from editorial.admin.page_import import PAGE_JOB
+from editorial.backups import BACKUP_JOB
+from formats import exports
+from imports.snapshots import RECORD_MODELS
 from pagecache import frontends
 from tests.conftest import SEED
-from tests.exchange.zips import zipped
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -58,6 +57,7 @@ from tests.factories import (
 )
 from tests.fake_server import FakeServer
 from tests.html import form_data
+from tests.imports.zips import zipped
 
 pytestmark = pytest.mark.django_db
 
@@ -731,7 +731,8 @@ ENTRY_POINTS = {
     ),
 }
 
-PROJECT_APPS = {"actions", "catalogue", "editorial", "exchange", "jobs", "pagecache"}
+PROJECT_APPS = {"actions", "catalogue", "editorial", "formats", "imports", "jobs"}
+PROJECT_APPS |= {"pagecache", "public", "sources"}
 
 
 def entry_points(user):
@@ -756,9 +757,7 @@ def entry_points(user):
         f"job:{function}" for function in [IMPORT_JOB, PAGE_JOB, FOLDER_JOB, BACKUP_JOB]
     }
     found |= {
-        f"command:{name}"
-        for name, app in get_commands().items()
-        if app in PROJECT_APPS | {"public"}
+        f"command:{name}" for name, app in get_commands().items() if app in PROJECT_APPS
     }
     return found
 

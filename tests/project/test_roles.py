@@ -17,11 +17,11 @@ from taggit.models import Tag
 import actions.documents
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
-from exchange.backup_admin import BACKUP_JOB
-from exchange.backups import backup_storage
-from exchange.folder_import import FOLDER_JOB
-from exchange.page_import import PAGE_JOB
-from exchange.resources import IMPORT_JOB
+from editorial.admin.csv_import import IMPORT_JOB
+from editorial.admin.folder_import import FOLDER_JOB
+from editorial.admin.page_import import PAGE_JOB
+from editorial.backups import BACKUP_JOB
+from imports.backups import backup_storage
 from jobs.models import Job
 from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
 

@@ -14,7 +14,6 @@ import actions.decisions
 import actions.documents
 from catalogue.models import Preface
 from catalogue.references import write_references
-from exchange import urls as exchange_urls
 from public import scopes
 from public import urls as public_urls
 from tests.factories import (
@@ -264,7 +263,7 @@ def test_every_public_page_names_the_scopes_it_shows():
     nor decision images, which carry validators of their own."""
     pages = {
         f"catalogue:{pattern.name}"
-        for pattern in [*public_urls.urlpatterns, *exchange_urls.urlpatterns]
+        for pattern in public_urls.urlpatterns
         if getattr(pattern, "name", None)
     }
     never = {name for name in pages if name.startswith("catalogue:export-")}

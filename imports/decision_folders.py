@@ -1,0 +1,364 @@
+"""A team's folder of decision records, in and back out.
+
+``import_decisions`` reads a folder (``formats.madr``) into the record, all
+or nothing; ``export_decisions`` writes the published records back as MADR
+files with their images, so that importing that folder into an empty record
+gives the same records.
+"""
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+import actions.decisions
+from actions.batch import bulk_change
+from catalogue.models import (
+    DecisionImage,
+    DecisionRecord,
+    DecisionRelation,
+    content_digest,
+)
+from catalogue.references import write_references
+from formats.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
+from formats.problems import ImportRefused
+from imports import progress
+from imports.topic_page import ImportReport
+
+KIND = "Decision records"
+
+
+@dataclass
+class _Match:
+    """A file of the folder and the record it describes (unsaved if new)."""
+
+    parsed: object
+    decision: DecisionRecord
+    is_new: bool
+    outcome: str = "unchanged"
+
+    @property
+    def applies(self):
+        """Whether the file's content is taken now (not an editor's later
+        change, nor held for a publisher)."""
+        return self.outcome not in {"kept as edited", "held"}
+
+
+def import_decisions(folder, *, user=None, via=None):
+    """Create or update the decision records of a folder of Markdown files;
+    the audit trail names ``user`` and says what imported the folder
+    (``via``: the command and the folder, unless told).
+
+    All or nothing: any problem raises ImportRefused and nothing is written.
+    New records are published (the folder is the team's own record). A record
+    an editor changed since its last import keeps the editor's text when its
+    file changed too; a re-import of the same folder changes nothing.
+    Relations are kept once, whichever file states them.
+    """
+    parsed_files, problems, notes = parse_folder(folder)
+    report = ImportReport(notes=notes)
+    via = via or f"import_decisions {folder}"
+    with bulk_change(user=user, via=via):
+        existing = list(DecisionRecord.objects.select_for_update())
+        matches = _match(parsed_files, existing, problems)
+        problems.extend(
+            _field_problems(matches, {problem.file for problem in problems})
+        )
+        if problems:
+            raise ImportRefused(problems)
+        now = timezone.now()
+        for match in progress.counted(matches, len(matches), every=10):
+            _apply(match, now, report, user)
+        written = [match.decision for match in matches if match.outcome == "updated"]
+        written += [match.decision for match in matches if match.is_new]
+        write_references(decisions=written)
+        moved = _write_images(matches) | _write_relations(matches, existing, report)
+        for match in matches:
+            outcome = "created" if match.is_new else match.outcome
+            if outcome == "unchanged" and match.decision.pk in moved:
+                outcome = "updated"
+            report.count(KIND, outcome)
+    return report
+
+
+def _match(parsed_files, existing, problems):
+    """Each file with its record: by file name, else by number; files named by
+    date that are new take numbers after the highest, in date-and-name order."""
+    by_name = {decision.source_name: decision for decision in existing}
+    by_number = {decision.number: decision for decision in existing}
+    matches, claimed = [], {}
+    for parsed in parsed_files:
+        decision = by_name.get(parsed.name) or by_number.get(parsed.number)
+        if decision is not None and decision.pk in claimed:
+            problems.append(
+                parsed.problem(
+                    0,
+                    f"{decision.identifier} is also {claimed[decision.pk]}'s "
+                    "in the record",
+                )
+            )
+            continue
+        if decision is not None:
+            claimed[decision.pk] = parsed.name
+        matches.append(
+            _Match(parsed, decision or DecisionRecord(), is_new=decision is None)
+        )
+    highest = max(
+        [*by_number, *(parsed.number or 0 for parsed in parsed_files)], default=0
+    )
+    dated = [match for match in matches if match.is_new and match.parsed.number is None]
+    for offset, match in enumerate(
+        sorted(dated, key=lambda match: (match.parsed.dated, match.parsed.name)),
+        start=1,
+    ):
+        match.parsed.number = highest + offset
+    for match in matches:
+        if match.is_new:
+            match.decision.number = match.parsed.number
+    return matches
+
+
+def _field_problems(matches, reported):
+    """Values the model refuses (a title too long), by file; a file already
+    ``reported`` is not named again."""
+    problems = []
+    for match in matches:
+        if match.parsed.name in reported:
+            continue
+        candidate = DecisionRecord(
+            number=match.decision.number,
+            source_name=match.parsed.name,
+            **match.parsed.content(),
+        )
+        try:
+            candidate.clean_fields(exclude=["published_by", "source_digest"])
+        except ValidationError as error:
+            problems.extend(
+                match.parsed.problem(0, f"{name}: {message}")
+                for name, messages in error.message_dict.items()
+                for message in messages
+            )
+    return problems
+
+
+def _apply(match, now, report, user):
+    """Bring ``match.decision`` to what its file says. When an editor changed
+    the record since its last import and the file changed too, the editor's
+    text stays; a published record gets the file's change as its pending
+    revision, for a publisher to weigh."""
+    decision, parsed = match.decision, match.parsed
+    content = parsed.content()
+    digest = content_digest(content)
+    edited = (
+        not match.is_new
+        and decision.source_digest
+        and decision.content_digest != decision.source_digest
+    )
+    if edited:
+        if digest != decision.source_digest:
+            _keep_edited(match, content, digest, report, user)
+        return
+    values = {**content, "source_name": parsed.name, "source_digest": digest}
+    changed = {
+        name: value
+        for name, value in values.items()
+        if getattr(decision, name) != value
+    }
+    if not changed:
+        return
+    for name, value in changed.items():
+        setattr(decision, name, value)
+    if match.is_new:
+        actions.decisions.publish_imported(decision, user=user, at=now)
+    elif set(changed) - {"source_digest"}:
+        match.outcome = "updated"
+    decision.save()
+
+
+def _keep_edited(match, content, digest, report, user):
+    decision, parsed = match.decision, match.parsed
+    said = f"{decision.identifier} was changed by an editor since it was last imported"
+    if not decision.is_public or decision.pending_revision() is not None:
+        match.outcome = "kept as edited"
+        report.notes.append(
+            parsed.problem(
+                0, f"{said}: kept as they left it; the file's change is not taken"
+            )
+        )
+        return
+    actions.decisions.hold_imported_change(
+        decision=decision,
+        content=content,
+        user=user,
+        note=f"The change to {parsed.name}, imported.",
+    )
+    # The file as it now reads has been seen: a re-import holds nothing more.
+    decision.source_digest = digest
+    decision.save(update_fields=["source_digest"])
+    match.outcome = "held"
+    report.notes.append(
+        parsed.problem(
+            0,
+            f"{said}: kept as they left it; the file's change is held as its "
+            "pending revision, for a publisher to publish or discard",
+        )
+    )
+
+
+def _write_images(matches):
+    """Store the images each file's body shows; the records whose images changed."""
+    moved = set()
+    for match in (match for match in matches if match.applies):
+        decision = match.decision
+        stored = {image.name: image.digest for image in decision.images.all()}
+        wanted = {
+            name: (data, content_type, hashlib.sha256(data).hexdigest())
+            for name, (data, content_type) in match.parsed.images.items()
+        }
+        stale = [
+            name for name in stored if wanted.get(name, (0, 0, None))[2] != stored[name]
+        ]
+        fresh = [name for name in wanted if stored.get(name) != wanted[name][2]]
+        if not stale and not fresh:
+            continue
+        decision.images.filter(name__in=stale).delete()
+        DecisionImage.objects.bulk_create(
+            DecisionImage(
+                decision=decision,
+                name=name,
+                data=wanted[name][0],
+                content_type=wanted[name][1],
+                digest=wanted[name][2],
+            )
+            for name in fresh
+        )
+        moved.add(decision.pk)
+    return moved
+
+
+def _write_relations(matches, existing, report):
+    """Keep exactly the relations the files state among their records (and to
+    records of the record they name); the records whose relations changed.
+
+    A relation touching a record kept as an editor changed it stays as it is.
+    """
+    wanted = _stated_relations(matches, existing, report)
+    managed = {match.decision.pk for match in matches if match.applies}
+    kept = {match.decision.pk for match in matches if not match.applies}
+    current = {
+        (relation.source_id, relation.kind, relation.target_id): relation
+        for relation in DecisionRelation.objects.filter(
+            Q(source__in=managed) | Q(target__in=managed)
+        )
+    }
+    moved = set()
+    for key, relation in current.items():
+        if key not in wanted and not kept & {key[0], key[2]}:
+            relation.delete()
+            moved.update((key[0], key[2]))
+    for source, kind, target in wanted - set(current):
+        DecisionRelation.objects.create(source_id=source, kind=kind, target_id=target)
+        moved.update((source, target))
+    return moved
+
+
+def _stated_relations(matches, existing, report):
+    """``{(source pk, kind, target pk)}`` the taken files state; a record they
+    name that is neither in the folder nor in the record is noted."""
+    by_name = {d.source_name: d for d in existing if d.source_name}
+    by_name.update((match.parsed.name, match.decision) for match in matches)
+    by_number = {decision.number: decision for decision in existing}
+    by_number.update((match.decision.number, match.decision) for match in matches)
+    wanted = set()
+    for match in (match for match in matches if match.applies):
+        for relation in match.parsed.relations:
+            other = _named(relation.ref, by_name, by_number)
+            if other is None:
+                report.notes.append(
+                    match.parsed.problem(
+                        relation.line,
+                        f"{relation.ref} is not in the folder or the record; "
+                        "its relation is left out",
+                    )
+                )
+            elif other.pk != match.decision.pk:
+                wanted.add(_row(match.decision, relation, other))
+    return wanted
+
+
+def _named(ref, by_name, by_number):
+    if isinstance(ref, int):
+        return by_number.get(ref)
+    if ref in by_name:
+        return by_name[ref]
+    parts = name_parts(ref) or {}
+    return by_number.get(parts.get("number"))
+
+
+def _row(decision, relation, other):
+    """The row ``relation`` of ``decision`` to ``other`` is, keyed by its values;
+    a relation that reads the same both ways is kept from the lower number."""
+    source, target = (other, decision) if relation.inverse else (decision, other)
+    if (
+        relation.kind == DecisionRelation.Kind.RELATES_TO
+        and source.number > target.number
+    ):
+        source, target = target, source
+    return (source.pk, relation.kind, target.pk)
+
+
+def decision_file_name(decision):
+    """The file a record is written to: its own file's name, kept at import."""
+    if decision.source_name:
+        return decision.source_name
+    return f"{decision.number:04d}-{slugify(decision.title) or 'decision'}.md"
+
+
+# Front matter keys for a relation, read from its source and its target.
+FORWARD_KEYS = {
+    kind: key for key, (kind, inverse) in RELATION_KEYS.items() if not inverse
+}
+INVERSE_KEYS = {
+    DecisionRelation.Kind.SUPERSEDES: "superseded-by",
+    DecisionRelation.Kind.AMENDS: "amended-by",
+    DecisionRelation.Kind.CLARIFIES: "clarified-by",
+    DecisionRelation.Kind.RELATES_TO: "relates-to",
+}
+
+
+def export_decisions(folder):
+    """Write every published decision record into ``folder`` as a MADR file
+    named as its own file was, with its images; return the names written.
+
+    Relations are written on both records, under ``supersedes`` /
+    ``superseded-by`` and the like, naming the other record's file.
+    """
+    decisions = list(DecisionRecord.objects.public().prefetch_related("images"))
+    names = {decision.pk: decision_file_name(decision) for decision in decisions}
+    relations = defaultdict(lambda: defaultdict(list))
+    for relation in DecisionRelation.objects.filter(
+        source__in=names, target__in=names
+    ).order_by("kind", "source__number", "target__number"):
+        source, target = relation.source_id, relation.target_id
+        relations[source][FORWARD_KEYS[relation.kind]].append(names[target])
+        relations[target][INVERSE_KEYS[relation.kind]].append(names[source])
+    folder.mkdir(parents=True, exist_ok=True)
+    root = folder.resolve()
+    written = []
+    for decision in decisions:
+        keys = relations[decision.pk]
+        ordered = {key: keys[key] for key in RELATION_KEYS if key in keys}
+        path = folder / names[decision.pk]
+        path.write_text(format_decision(decision, ordered), encoding="utf-8")
+        written.append(path.name)
+        for image in decision.images.all():
+            target = (folder / image.name).resolve()
+            if target.is_relative_to(root):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(bytes(image.data))
+                written.append(image.name)
+    return written

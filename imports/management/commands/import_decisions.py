@@ -1,0 +1,37 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from actions.steps import acting_user
+from formats.problems import ImportRefused
+from imports import progress
+from imports.decision_folders import import_decisions
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a folder of decision records as adr-tools, MADR 2, 3 and 4, "
+        "Nygard's format and log4brains write them, all or nothing; a re-import "
+        "of the same folder changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("folder", type=Path)
+        parser.add_argument(
+            "--user",
+            help="The account the audit trail names; without it, it says "
+            "import_decisions.",
+        )
+
+    def handle(self, *args, folder, user, **options):
+        user = acting_user(user)
+        if not folder.is_dir():
+            raise CommandError(f"{folder} is not a folder.")
+        try:
+            with progress.bar("Importing decision records", unit="records"):
+                report = import_decisions(folder, user=user)
+        except ImportRefused as error:
+            raise CommandError(
+                f"Nothing was imported from {folder}:\n{error}"
+            ) from error
+        self.stdout.write(str(report))

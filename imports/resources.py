@@ -1,0 +1,506 @@
+"""The CSV import's rows, read through django-import-export.
+
+A file in the export's format (``exports.DOCUMENT_COLUMNS``) is read, shown
+as a dry run (created, updated, unchanged, every problem by row and column)
+and written on confirmation, all in one transaction: a file with any problem
+writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
+"""
+
+import copy
+import datetime
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+from import_export import resources
+from import_export.fields import Field
+from import_export.instance_loaders import BaseInstanceLoader
+from import_export.widgets import Widget
+
+from actions import filing
+from actions.batch import DocumentWrite, DocumentWriter
+from catalogue.identifiers import Identifier
+from catalogue.models import Document, DocumentVersion, Registry, Topic
+from catalogue.numbering import highest_issued, unissued_refusal
+from formats.exports import DOCUMENT_COLUMNS, restore
+from imports import progress
+
+# Version notes are read by readers, on the version pages.
+IMPORT_NOTE = "Carried over from a copy of the record."
+
+
+class TextWidget(Widget):
+    """A text cell as the export wrote it: the formula guard is taken off."""
+
+    def clean(self, value, row=None, **kwargs):
+        return "" if value is None else restore(str(value))
+
+
+class WholeNumberWidget(Widget):
+    def clean(self, value, row=None, **kwargs):
+        if value is None or str(value).strip() == "":
+            return None
+        if not str(value).isdigit():
+            raise ValueError(f"{value!r} is not a whole number.")
+        return int(value)
+
+
+class LookupWidget(Widget):
+    """A related row named by one of its fields, looked up once per import."""
+
+    def __init__(self, model, field, *, create=False):
+        super().__init__()
+        self.model, self.field, self.create = model, field, create
+        self.cache = None
+
+    def clean(self, value, row=None, **kwargs):
+        value = restore(value or "")
+        if not value:
+            return None
+        if self.cache is None:
+            self.cache = {
+                getattr(obj, self.field): obj for obj in self.model.objects.all()
+            }
+        if value not in self.cache:
+            if not self.create:
+                name = self.model._meta.verbose_name
+                raise ValueError(f"There is no {name} {value!r}.")
+            # An unknown registry is made, as import_index does: a registry is data.
+            self.cache[value] = self.model.objects.create(
+                **{self.field: value, "name": value}
+            )
+        return self.cache[value]
+
+
+class DocumentLoader(BaseInstanceLoader):
+    """Every document the file names, loaded in one query, with its tags and
+    the number of its latest version row."""
+
+    def __init__(self, resource, dataset=None):
+        super().__init__(resource, dataset)
+        headers = dataset.headers if dataset else []
+        numbers = {
+            int(number)
+            for number in (dataset["number"] if "number" in headers else [])
+            if str(number).isdigit()
+        }
+        prefixes = set(dataset["registry"]) if "registry" in headers else set()
+        latest = DocumentVersion.objects.filter(document=OuterRef("pk")).order_by(
+            "-number"
+        )
+        self.documents = {
+            (document.registry.prefix, document.number): document
+            for document in Document.objects.select_related(
+                "registry", "topic", "superseded_by__registry"
+            )
+            .prefetch_related("tags")
+            .annotate(latest_version=Subquery(latest.values("number")[:1]))
+            .filter(number__in=numbers, registry__prefix__in=prefixes)
+        }
+
+    def get_instance(self, row):
+        number = str(row.get("number", ""))
+        if not number.isdigit():
+            return None
+        return self.documents.get((row.get("registry", ""), int(number)))
+
+
+@dataclass
+class RowRead:
+    """What a row says of its document besides the model's fields, and the
+    document as the record had it before the row was read into it."""
+
+    original: Document | None = None
+    tags: list = field(default_factory=list)
+    successor: str = ""
+    times: dict = field(default_factory=dict)
+
+
+def text_field(name):
+    return Field(attribute=name, column_name=name, widget=TextWidget())
+
+
+def parse_timestamp(text, column):
+    if not text:
+        return None
+    try:
+        value = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValidationError(
+            {column: f"{text!r} is not a time such as 2026-01-31T09:30:00.000000Z."}
+        ) from None
+    return (
+        value if timezone.is_aware(value) else timezone.make_aware(value, datetime.UTC)
+    )
+
+
+class ProgressMixin:
+    """Reports how many rows are read (``progress.report``), every
+    ``progress_every`` rows and at the last."""
+
+    progress_every = 250
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        self.rows_total, self.rows_done = len(dataset), 0
+
+    def after_import_row(self, row, row_result, **kwargs):
+        super().after_import_row(row, row_result, **kwargs)
+        self.rows_done += 1
+        if (
+            self.rows_done % self.progress_every == 0
+            or self.rows_done == self.rows_total
+        ):
+            progress.report(self.rows_done, self.rows_total)
+
+
+class DocumentResource(ProgressMixin, resources.ModelResource):
+    identifier = Field(column_name="identifier", widget=TextWidget())
+    registry = Field(
+        attribute="registry",
+        column_name="registry",
+        widget=LookupWidget(Registry, "prefix", create=True),
+    )
+    number = Field(attribute="number", column_name="number", widget=WholeNumberWidget())
+    version = Field(
+        attribute="version", column_name="version", widget=WholeNumberWidget()
+    )
+    title = text_field("title")
+    authors = text_field("authors")
+    year = Field(attribute="year", column_name="year", widget=WholeNumberWidget())
+    source_identifier = text_field("source_identifier")
+    citation_note = text_field("citation_note")
+    summary = text_field("summary")
+    status = text_field("status")
+    topic = Field(
+        attribute="topic", column_name="topic", widget=LookupWidget(Topic, "slug")
+    )
+    tags = Field(column_name="tags", widget=TextWidget())
+    successor = Field(column_name="successor", widget=TextWidget())
+    created = Field(column_name="created", widget=TextWidget())
+    last_changed = Field(column_name="last_changed", widget=TextWidget())
+
+    class Meta:
+        model = Document
+        # The export's columns, less those printed from others.
+        fields = [
+            column
+            for column in DOCUMENT_COLUMNS
+            if column not in {"citation", "public_url"}
+        ]
+        import_id_fields = ["registry", "number"]
+        instance_loader_class = DocumentLoader
+        # The preview names the columns a row changes (skip_row); the row
+        # diffs import-export would build, a deep copy and two renderings of
+        # every field a row, would be read by nothing.
+        skip_diff = True
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+        # Rows are checked one by one without a query and written a batch at a
+        # time (write_batch); the whole file stays one transaction.
+        use_bulk = True
+        batch_size = 1000
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.seen = {}  # identifier -> the row that named it first
+        self.saved = {}  # identifier -> the document a valid row writes
+        self.successors = []  # (row number, document, identifier)
+        self.row_changes = ()  # the columns the row being read changes
+        self.read = {}  # id(document) -> the RowRead of the row being read
+        self.highest = {}  # registry pk -> the highest number it has issued
+        self.user = None
+        self.writer = None
+
+    def get_diff_headers(self):
+        return [field.column_name for field in self.get_import_fields()]
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        self.user = kwargs.get("user")
+        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
+
+    def import_instance(self, instance, row, **kwargs):
+        """Read the row into the document; every problem raised by column."""
+        content = instance.content() if instance.pk else None
+        public_before = instance.pk and instance.is_public
+        errors = {}
+        try:
+            super().import_instance(instance, row, **kwargs)
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        errors = self._read_unmodelled(instance, row, errors)
+        # The database's check constraints, checked here instead of by a query
+        # per row (validate_instance).
+        for name in ["number", "version"]:
+            if getattr(instance, name) == 0:
+                errors.setdefault(name, []).append(
+                    ValidationError(f"A {name} starts at 1.")
+                )
+        if instance.registry_id and instance.number:
+            self._check_identifier(instance, row, kwargs.get("row_number"), errors)
+        if (
+            public_before
+            and content != instance.content()
+            and instance.version == instance.latest_version
+        ):
+            errors.setdefault("version", []).append(
+                ValidationError("A changed text needs a new version number.")
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    def _read_unmodelled(self, instance, row, errors):
+        """Read the cells no model field takes (tags, successor, times) into
+        the row's ``RowRead``; returns ``errors`` with theirs added."""
+        read = self.read[id(instance)]
+        read.tags = sorted(
+            {
+                name.strip()
+                for name in restore(row.get("tags") or "").split(",")
+                if name.strip()
+            }
+        )
+        read.successor = restore(row.get("successor") or "")
+        for column, attribute in [
+            ("created", "created_at"),
+            ("last_changed", "updated_at"),
+        ]:
+            try:
+                read.times[attribute] = parse_timestamp(
+                    restore(row.get(column) or ""), column
+                )
+            except ValidationError as error:
+                errors = error.update_error_dict(errors)
+        return errors
+
+    def _check_identifier(self, instance, row, row_number, errors):
+        """The stated identifier matches, is the file's only row for it, and
+        is not a number the registry issued before."""
+        identifier = Identifier(instance.registry.prefix, instance.number)
+        stated = restore(row.get("identifier") or "")
+        if stated and stated != identifier:
+            errors.setdefault("identifier", []).append(
+                ValidationError(
+                    f"{stated} does not match registry and number ({identifier})."
+                )
+            )
+        if identifier in self.seen:
+            errors.setdefault("identifier", []).append(
+                ValidationError(
+                    f"{identifier} is already in row {self.seen[identifier]}."
+                )
+            )
+        else:
+            self.seen[identifier] = row_number
+        if not instance.pk:
+            refusal = unissued_refusal(
+                registry=instance.registry,
+                number=instance.number,
+                highest=self._highest(instance.registry),
+            )
+            if refusal is not None:
+                errors.setdefault("number", []).append(refusal)
+
+    def _highest(self, registry):
+        """The highest number ``registry`` issued before this import, read
+        (and its row locked) once."""
+        if registry.pk not in self.highest:
+            self.highest[registry.pk] = highest_issued(registry=registry)
+        return self.highest[registry.pk]
+
+    def validate_instance(
+        self, instance, import_validation_errors=None, validate_unique=True
+    ):
+        """The model's own validation, without its queries: the registry and the
+        topic come from the lookups, the unique number is checked against the
+        loader and the file (import_instance), and so are the check constraints.
+        The search vector is the database's (migration 0004), never loaded.
+        """
+        errors = dict(import_validation_errors or {})
+        exclude = ["registry", "topic", "superseded_by", "tags", "search_vector"]
+        try:
+            instance.full_clean(
+                exclude=[*errors, *exclude],
+                validate_unique=False,
+                validate_constraints=False,
+            )
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        if errors:
+            raise ValidationError(errors)
+
+    def after_init_instance(self, instance, new, row, **kwargs):
+        """The document as the record has it, before the row is read into it:
+        a shallow copy, its related rows and tags shared (the row changes
+        neither; it names them)."""
+        super().after_init_instance(instance, new, row, **kwargs)
+        self.read[id(instance)] = RowRead(None if new else copy.copy(instance))
+
+    def skip_row(self, instance, original, row, import_validation_errors=None):
+        """A row is skipped when it changes none of its document's columns. The
+        columns it changes are compared here, all of them (import-export's own
+        comparison stops at the first), for the preview to name."""
+        read = self.read[id(instance)]
+        self.row_changes = ()
+        if import_validation_errors or read.original is None:
+            return False
+        self.row_changes = self.changed_columns(instance, read)
+        if not self.row_changes:
+            del self.read[id(instance)]
+        return not self.row_changes
+
+    def changed_columns(self, instance, read):
+        """The columns in which the row's document differs from the record's
+        (``read.original``)."""
+        original = read.original
+        columns = [
+            field.column_name
+            for field in self.get_import_fields()
+            if field.attribute
+            and field.get_value(instance) != field.get_value(original)
+        ]
+        if sorted(tag.name for tag in original.tags.all()) != read.tags:
+            columns.append("tags")
+        successor = original.superseded_by.identifier if original.superseded_by else ""
+        if successor != read.successor:
+            columns.append("successor")
+        return tuple(columns)
+
+    def after_import_row(self, row, row_result, **kwargs):
+        super().after_import_row(row, row_result, **kwargs)
+        # import_row has just called skip_row for this row.
+        row_result.changed_columns = self.row_changes
+
+    def after_save_instance(self, instance, row, **kwargs):
+        """Queued for its batch (write_batch); its successor is set last."""
+        self.saved[instance.identifier] = instance
+        self.successors.append(
+            (kwargs.get("row_number"), instance, self.read[id(instance)].successor)
+        )
+
+    def bulk_create(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.create_instances.clear()
+        self.write_batch(self.create_instances, raise_errors, result, created=True)
+
+    def bulk_update(
+        self, using_transactions, dry_run, raise_errors, batch_size=None, result=None
+    ):
+        if dry_run and not using_transactions:
+            self.update_instances.clear()
+        self.write_batch(self.update_instances, raise_errors, result, created=False)
+
+    def write_batch(self, documents, raise_errors, result, *, created):
+        """Write a batch of documents through the import's ``DocumentWriter``."""
+        if not documents:
+            return
+        writes = []
+        for document in documents:
+            read = self.read.pop(id(document))
+            writes.append(
+                DocumentWrite(
+                    document,
+                    before=read.original,
+                    tags=read.tags,
+                    times=read.times if created else {},
+                )
+            )
+        try:
+            if created:
+                self.writer.create(writes)
+            else:
+                self.writer.update(writes)
+        except Exception as error:
+            self.handle_import_error(result, error, raise_errors)
+        finally:
+            documents.clear()
+
+    def after_import(self, dataset, result, **kwargs):
+        """Successors may come later in the file, so they are set last."""
+        super().after_import(dataset, result, **kwargs)
+        wanted = {
+            identifier
+            for _, _, identifier in self.successors
+            if identifier and identifier not in self.saved
+        }
+        known = dict(self.saved)
+        named = [_identifier_or_none(identifier) for identifier in wanted]
+        named = [identifier for identifier in named if identifier]
+        if named:
+            for document in Document.objects.select_related("registry").filter(
+                registry__prefix__in={identifier.prefix for identifier in named},
+                number__in={identifier.number for identifier in named},
+            ):
+                known.setdefault(document.identifier, document)
+        problems, changed = [], []
+        for row_number, document, identifier in self.successors:
+            successor = known.get(identifier) if identifier else None
+            if identifier and successor is None:
+                problems.append(
+                    f"Row {row_number}, column successor: there is no document "
+                    f"{identifier}."
+                )
+                continue
+            problem = successor and _successor_problem(document, successor)
+            if problem:
+                problems.append(f"Row {row_number}, column successor: {problem}")
+                continue
+            successor_pk = successor.pk if successor else None
+            if document.pk and document.superseded_by_id != successor_pk:
+                changed.append((document, successor))
+        if problems:
+            raise ValidationError(problems)
+        self.writer.set_successors(changed)
+
+
+def _successor_problem(document, successor):
+    """Why ``successor`` cannot supersede ``document``, or None: a document is
+    superseded by another, and a public one only by a public one, whose
+    identifier and title its page shows."""
+    if successor.identifier == document.identifier:
+        return f"{document.identifier} cannot supersede itself."
+    if document.is_public and not successor.is_public:
+        return (
+            f"{successor.identifier} is not public (its status: "
+            f"{successor.get_status_display().lower()}"
+            f"), so it cannot supersede the public {document.identifier}."
+        )
+    return None
+
+
+def _identifier_or_none(text):
+    """The identifier ``text`` spells in its permanent form, or None."""
+    try:
+        identifier = Identifier.parse(text)
+    except ValueError:
+        return None
+    return identifier if identifier == text else None
+
+
+class TopicResource(ProgressMixin, resources.ModelResource):
+    position = Field(
+        attribute="position", column_name="position", widget=WholeNumberWidget()
+    )
+    name = text_field("name")
+    slug = text_field("slug")
+    flavour = text_field("flavour")
+    scope = text_field("scope")
+
+    class Meta:
+        model = Topic
+        fields = ["position", "name", "slug", "flavour", "scope"]
+        import_id_fields = ["slug"]
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+        use_transactions = True
+
+    def before_import(self, dataset, **kwargs):
+        super().before_import(dataset, **kwargs)
+        filing.import_topics()

@@ -1,0 +1,205 @@
+"""A lossless, versioned snapshot of the whole record, and its restore.
+
+The file is JSON: a small envelope (format, version, when, which models)
+around Django's own serialisation of every row of ``RECORD_MODELS``. Primary
+keys are kept, so every reference inside the record survives; content types,
+permissions and users are referred to by natural key (``["catalogue",
+"document"]``, a username), which do not depend on the database's numbering.
+"""
+
+import datetime
+import json
+from contextlib import contextmanager
+from itertools import chain
+
+from django.apps import apps
+from django.core import serializers
+from django.core.management.color import no_style
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+
+from actions.batch import bulk_change
+from imports import progress
+
+FORMAT = "anthology-record"
+VERSION = 2
+# Snapshots of version 1 kept a decision record's successor on the record
+# (``superseded_by``); version 2 keeps it as the successor's relation.
+READABLE_VERSIONS = {1, 2}
+
+# Every model the record is made of, in the order a restore saves them (a
+# model after the ones it refers to by natural key). Adding a model to the
+# record is one line here.
+RECORD_MODELS = [
+    "auth.Group",
+    "auth.User",
+    "catalogue.Registry",
+    "catalogue.Topic",
+    "catalogue.Preface",
+    "catalogue.DecisionRecord",
+    "catalogue.DecisionRelation",
+    "catalogue.DecisionImage",
+    "catalogue.DecisionRevision",
+    "catalogue.Document",
+    "catalogue.DocumentVersion",
+    "catalogue.Revision",
+    "catalogue.Reference",
+    "taggit.Tag",
+    "taggit.TaggedItem",
+    # The audit trail: who changed what, when. A restore brings it back as it
+    # was and adds nothing of its own.
+    "auditlog.LogEntry",
+]
+
+# What makes a database "not empty" for a restore.
+CONTENT_MODELS = [
+    "catalogue.Registry",
+    "catalogue.Topic",
+    "catalogue.Document",
+    "catalogue.DecisionRecord",
+]
+
+
+class LosslessEncoder(DjangoJSONEncoder):
+    """Django's encoder, but times keep their microseconds (it cuts them to ms)."""
+
+    def default(self, o):
+        if isinstance(o, datetime.datetime | datetime.time):
+            return o.isoformat()
+        return super().default(o)
+
+
+class BackupError(Exception):
+    """A snapshot that cannot be restored, with the reason."""
+
+
+def record_models():
+    return [apps.get_model(label) for label in RECORD_MODELS]
+
+
+@contextmanager
+def one_moment():
+    """A transaction reading the record as it stood when it began, whatever
+    commits meanwhile, so that every row a snapshot holds refers to rows it
+    holds too (PostgreSQL's repeatable read). Inside a transaction already
+    begun, that one's; SQLite is left reading as it does, since a read
+    transaction there holds every writer off until it ends."""
+    if connection.in_atomic_block or connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def export_record(stream):
+    """Write the whole record to ``stream`` (text), row by row, as it stood
+    when the export began."""
+    with one_moment():
+        _export(stream)
+
+
+def _export(stream):
+    envelope = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "models": RECORD_MODELS,
+    }
+    stream.write(json.dumps(envelope, ensure_ascii=False)[:-1] + ', "objects": ')
+    total = sum(model._default_manager.count() for model in record_models())
+    rows = progress.counted(
+        chain.from_iterable(
+            model._default_manager.order_by("pk").iterator(chunk_size=2000)
+            for model in record_models()
+        ),
+        total,
+    )
+    serializers.serialize(
+        "json",
+        rows,
+        stream=stream,
+        indent=1,
+        ensure_ascii=False,
+        cls=LosslessEncoder,
+        use_natural_foreign_keys=True,
+        use_natural_primary_keys=False,
+    )
+    stream.write("}\n")
+
+
+def import_record(stream):
+    """Restore a snapshot into a record with no content; return rows per model.
+
+    All or nothing: any problem raises BackupError and nothing is written.
+    """
+    try:
+        data = json.load(stream)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BackupError(f"not a snapshot: {error}") from error
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BackupError(f"not a snapshot: no {FORMAT!r} format marker")
+    if data.get("version") not in READABLE_VERSIONS:
+        raise BackupError(
+            f"snapshot version {data.get('version')!r} cannot be read; "
+            f"this version reads versions {sorted(READABLE_VERSIONS)}"
+        )
+    if data["version"] == 1:
+        data["objects"] = _successors_as_relations(data["objects"])
+    unknown = sorted(set(data.get("models", [])) - set(RECORD_MODELS))
+    if unknown:
+        raise BackupError(f"the snapshot holds models this version lacks: {unknown}")
+    for label in CONTENT_MODELS:
+        if apps.get_model(label)._default_manager.exists():
+            raise BackupError(
+                f"the database already holds {label} rows; restore into an empty one"
+            )
+    counts = {}
+    # The snapshot brings its own audit trail: the restore adds none.
+    with bulk_change(via="import_record", audit=False):
+        with connection.constraint_checks_disabled():
+            objects = serializers.deserialize(
+                "python", data["objects"], handle_forward_references=True
+            )
+            deferred = []
+            for obj in progress.counted(objects, len(data["objects"])):
+                obj.save()
+                if obj.deferred_fields:
+                    deferred.append(obj)
+                label = obj.object._meta.label
+                counts[label] = counts.get(label, 0) + 1
+            for obj in deferred:
+                obj.save_deferred_fields()
+        tables = [model._meta.db_table for model in record_models()]
+        connection.check_constraints(table_names=tables)
+        _reset_sequences()
+    return counts
+
+
+def _successors_as_relations(objects):
+    """Version 1's objects with each decision record's successor as a relation."""
+    relations = []
+    for obj in objects:
+        if obj.get("model") == "catalogue.decisionrecord":
+            successor = obj["fields"].pop("superseded_by", None)
+            if successor is not None:
+                relations.append(
+                    {
+                        "model": "catalogue.decisionrelation",
+                        "fields": {
+                            "source": successor,
+                            "kind": "supersedes",
+                            "target": obj["pk"],
+                        },
+                    }
+                )
+    return [*objects, *relations]
+
+
+def _reset_sequences():
+    """Let new rows take numbers after the restored primary keys (PostgreSQL)."""
+    statements = connection.ops.sequence_reset_sql(no_style(), record_models())
+    with connection.cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement)
