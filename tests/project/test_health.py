@@ -4,7 +4,7 @@ import pytest
 from django.db import DatabaseError
 from django.test import override_settings
 
-from jobs import health
+from anthology import health
 
 pytestmark = pytest.mark.django_db
 
