@@ -150,8 +150,8 @@ def write_csv(path, rows, changed, unchanged, seed):
     """A CSV of ``rows`` rows in the export's format: ``changed`` of the
     record's documents revised, ``unchanged`` as exported, the rest new."""
     from django.utils import timezone
-    from exchange import exports
-    from exchange.management.commands.generate_sample import Command, words
+    from formats import exports
+    from imports.management.commands.generate_sample import Command, words
     from taggit.models import Tag
 
     from catalogue.citations import Citation
@@ -254,7 +254,7 @@ def write_csv(path, rows, changed, unchanged, seed):
 
 def revise(line, rng, tags):
     """A document's exported row, changed as an editor's copy would be."""
-    from exchange.management.commands.generate_sample import words
+    from imports.management.commands.generate_sample import words
 
     public = line["status"] in {"active", "superseded", "withdrawn"}
     line["summary"] += f" Revised: {words(rng, 6)} — ≈{rng.randint(2, 9)}× less memory."
@@ -304,7 +304,7 @@ def sync_import(path):
 
 def record(path):
     """The documents' export written to ``path``, and the record's counts."""
-    from exchange import exports
+    from formats import exports
 
     with open(path, "wb") as out:
         from catalogue.models import Document

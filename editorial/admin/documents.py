@@ -35,13 +35,18 @@ from editorial.admin.review import DocumentPagesMixin
 
 @admin.register(Document)
 class DocumentAdmin(
-    AddByIdentifierMixin,
-    controls.WorkflowFormMixin,
-    NamedAutocompleteMixin,
-    DocumentActionsMixin,
-    DocumentPagesMixin,
-    DocumentImportMixin,
-    AuditlogHistoryAdminMixin,
+    # Each base adds one part of the page and overrides nothing another base
+    # does, except ``get_urls`` and ``changeform_view``, which each extends
+    # through super(): the pages' own URLs (review, preview, versions,
+    # withdraw; then the CSV import's) come before the ModelAdmin's catch-all
+    # ``<object_id>/``, and the workflow's messages wrap the change form.
+    AddByIdentifierMixin,  # the add form filled in from arXiv or Crossref
+    controls.WorkflowFormMixin,  # the change form's buttons and messages
+    NamedAutocompleteMixin,  # topic and successor chosen by name
+    DocumentActionsMixin,  # the list's bulk actions
+    DocumentPagesMixin,  # review, preview, versions, duplicates, withdraw
+    DocumentImportMixin,  # the CSV import and its jobs' pages
+    AuditlogHistoryAdminMixin,  # the audit trail's history page
     admin.ModelAdmin,
 ):
     form = DocumentForm
