@@ -150,13 +150,13 @@ def write_csv(path, rows, changed, unchanged, seed):
     """A CSV of ``rows`` rows in the export's format: ``changed`` of the
     record's documents revised, ``unchanged`` as exported, the rest new."""
     from django.utils import timezone
-    from formats import exports
-    from imports.management.commands.generate_sample import Command, words
     from taggit.models import Tag
 
     from catalogue.citations import Citation
     from catalogue.identifiers import Identifier
     from catalogue.models import PUBLIC_STATUSES, Document, Registry, Topic
+    from formats import exports
+    from imports.management.commands.generate_sample import Command, words
 
     rng = random.Random(seed)
     existing = list(
