@@ -5,7 +5,6 @@ only once whole."""
 
 import tempfile
 
-from auditlog.context import set_actor
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
@@ -14,6 +13,7 @@ from import_export.formats.base_formats import CSV
 from import_export.tmp_storages import CacheStorage
 from tablib.exceptions import InvalidDimensions
 
+from actions.steps import audited
 from formats import archives, topic_page
 from formats.problems import ImportRefused
 from imports import backups, progress
@@ -49,7 +49,7 @@ def import_csv(*, resource, file_name, original_name, dry_run, user_id):
     importer = import_string(resource)()
     # What the import saves besides its documents (a registry it creates) is
     # audited as the user's, as in the request that started it.
-    with progress.reporting(runner.progress), set_actor(user):
+    with progress.reporting(runner.progress), audited(user):
         result = importer.import_data(
             dataset,
             dry_run=dry_run,

@@ -424,13 +424,28 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     def after_import(self, dataset, result, **kwargs):
         """Successors may come later in the file, so they are set last."""
         super().after_import(dataset, result, **kwargs)
-        wanted = {
-            identifier
-            for _, _, identifier in self.successors
-            if identifier and identifier not in self.saved
-        }
+        known = self._successors_named()
+        problems, changed = [], []
+        for row_number, document, identifier in self.successors:
+            successor = known.get(identifier) if identifier else None
+            problem = _successor_problem(document, successor, identifier)
+            if problem:
+                problems.append(f"Row {row_number}, column successor: {problem}")
+            elif document.pk and document.superseded_by_id != _pk(successor):
+                changed.append((document, successor))
+        if problems:
+            raise ValidationError(problems)
+        self.writer.set_successors(changed)
+
+    def _successors_named(self):
+        """``{identifier: document}`` for every successor the file names: the
+        file's own documents, and the record's, read in one query."""
         known = dict(self.saved)
-        named = [_identifier_or_none(identifier) for identifier in wanted]
+        named = [
+            _identifier_or_none(identifier)
+            for _, _, identifier in self.successors
+            if identifier and identifier not in known
+        ]
         named = [identifier for identifier in named if identifier]
         if named:
             for document in Document.objects.select_related("registry").filter(
@@ -438,31 +453,17 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
                 number__in={identifier.number for identifier in named},
             ):
                 known.setdefault(document.identifier, document)
-        problems, changed = [], []
-        for row_number, document, identifier in self.successors:
-            successor = known.get(identifier) if identifier else None
-            if identifier and successor is None:
-                problems.append(
-                    f"Row {row_number}, column successor: there is no document "
-                    f"{identifier}."
-                )
-                continue
-            problem = successor and _successor_problem(document, successor)
-            if problem:
-                problems.append(f"Row {row_number}, column successor: {problem}")
-                continue
-            successor_pk = successor.pk if successor else None
-            if document.pk and document.superseded_by_id != successor_pk:
-                changed.append((document, successor))
-        if problems:
-            raise ValidationError(problems)
-        self.writer.set_successors(changed)
+        return known
 
 
-def _successor_problem(document, successor):
-    """Why ``successor`` cannot supersede ``document``, or None: a document is
-    superseded by another, and a public one only by a public one, whose
-    identifier and title its page shows."""
+def _successor_problem(document, successor, identifier):
+    """Why ``successor`` (named ``identifier``) cannot supersede ``document``,
+    or None: a document is superseded by another that exists, and a public
+    one only by a public one, whose identifier and title its page shows."""
+    if not identifier:
+        return None
+    if successor is None:
+        return f"there is no document {identifier}."
     if successor.identifier == document.identifier:
         return f"{document.identifier} cannot supersede itself."
     if document.is_public and not successor.is_public:
@@ -472,6 +473,10 @@ def _successor_problem(document, successor):
             f"), so it cannot supersede the public {document.identifier}."
         )
     return None
+
+
+def _pk(document):
+    return None if document is None else document.pk
 
 
 def _identifier_or_none(text):

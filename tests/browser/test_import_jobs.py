@@ -1,6 +1,7 @@
 """A publisher imports a CSV through the admin in Chromium: the dry run and
 the import run as background jobs whose pages show their progress and result;
-the public page shows the new document."""
+the topic page a reader had cached shows the new and the revised documents on
+the next request."""
 
 import pytest
 from rq.job import JobStatus
@@ -47,6 +48,10 @@ def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
     upload = tmp_path / "new-documents.csv"
     upload.write_bytes(csv_text([revised, *new]))
     publisher = Desk(browser, live_server, desk_record["publisher"])
+    # A reader has the topic page, cached, before the import.
+    for _ in range(2):
+        cached = public_text(browser, live_server, topic.get_absolute_url(), "main")
+    assert "Revised — recompute" not in cached
 
     publisher.go("/admin/catalogue/document/import/")
     publisher.page.set_input_files("input[type=file]", str(upload))
@@ -89,9 +94,9 @@ def test_a_csv_import_runs_as_jobs_with_progress_and_shows_on_the_public_page(
     )
     assert Document.objects.get(number=11).status == Document.Status.ACTIVE
     assert sorted(Document.objects.get(number=4).tags.names()) == ["memory"]
-    assert "Pipelines for “long” contexts — part 11" in public_text(
-        browser, live_server, topic.get_absolute_url(), "main"
-    )
+    fresh = public_text(browser, live_server, topic.get_absolute_url(), "main")
+    assert "Pipelines for “long” contexts — part 11" in fresh
+    assert "Revised — recompute 2× fewer activations." in fresh
     assert publisher.violations() == []
 
 
