@@ -227,7 +227,9 @@ def filed(publisher):
     third = TopicFactory(name="Architectures", slug="architectures")
     document = DocumentFactory(number=4, topic=first, draft=True, title="Old title")
     actions.documents.publish(document=document, user=publisher)
-    other = DocumentFactory(number=7, topic=third, title="Unrelated work")
+    other = DocumentFactory(
+        number=7, topic=third, title="Unrelated work", published=True
+    )
     document.refresh_from_db()
     return {
         "first": first,

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
+import actions.documents
 from catalogue.models import (
     DecisionImage,
     DecisionRecord,
@@ -43,13 +44,17 @@ class TopicFactory(DjangoModelFactory):
 
 
 class DocumentFactory(DjangoModelFactory):
+    """A draft, as an editor's save makes one; ``published=True`` publishes it
+    through the publish action (its version row, numbers and audit entries as
+    production makes them), ``withdrawn=True`` then withdraws it."""
+
     class Meta:
         model = Document
+        skip_postgeneration_save = True
 
     class Params:
         draft = factory.Trait(status=Document.Status.DRAFT)
         in_review = factory.Trait(status=Document.Status.IN_REVIEW)
-        withdrawn = factory.Trait(status=Document.Status.WITHDRAWN)
         unfiled = factory.Trait(topic=None)
         # The seed's LIT-004 v4: Chen et al. (2016), ARXIV-1604.06174.
         sublinear_memory = factory.Trait(
@@ -79,8 +84,32 @@ class DocumentFactory(DjangoModelFactory):
     year = factory.Faker("random_int", min=1990, max=2026)
     source_identifier = factory.Sequence(lambda n: f"ARXIV-2101.{n:05d}")
     summary = factory.Faker("paragraph")
-    status = Document.Status.ACTIVE
+    status = Document.Status.DRAFT
     topic = factory.SubFactory(TopicFactory)
+
+    @factory.post_generation
+    def published(document, create, extracted, **kwargs):
+        if create and extracted:
+            actions.documents.publish(document=document, user=factory_publisher())
+            document.refresh_from_db()
+
+    @factory.post_generation
+    def withdrawn(document, create, extracted, **kwargs):
+        if create and extracted:
+            if not document.is_public:
+                actions.documents.publish(document=document, user=factory_publisher())
+            actions.documents.withdraw(
+                document=document, user=factory_publisher(), reason="Withdrawn."
+            )
+            document.refresh_from_db()
+
+
+def factory_publisher():
+    """Who publishes the factories' documents: a superuser of their own."""
+    return User.objects.get_or_create(
+        username="factory-publisher",
+        defaults={"is_staff": True, "is_superuser": True},
+    )[0]
 
 
 class DecisionRecordFactory(DjangoModelFactory):

@@ -25,7 +25,7 @@ def desk_record(editorial_groups):
     """A topic, LIT-010 (so the next number is 11), an editor and a publisher."""
     registry = RegistryFactory()
     topic = TopicFactory(name="Distributed optimization")
-    DocumentFactory(registry=registry, topic=topic, number=10)
+    DocumentFactory(registry=registry, topic=topic, number=10, published=True)
     return {
         "editor": UserFactory(editor=True, username="ada"),
         "publisher": UserFactory(publisher=True, username="grace"),
@@ -135,7 +135,10 @@ def test_a_publisher_reviews_and_publishes_what_enrichment_proposed(
     browser, live_server, desk_record, metadata_sources
 ):
     DocumentFactory(
-        sublinear_memory=True, number=20, title="Sublinear memory, the paper"
+        sublinear_memory=True,
+        number=20,
+        title="Sublinear memory, the paper",
+        published=True,
     )
     call_command("enrich_metadata", stdout=io.StringIO())
 

@@ -38,6 +38,7 @@ def reading_record(imported_seed, editorial_groups):
         topic=topic,
         title="Checkpointing revisited",
         summary="Revisits LIT-004 with selective recomputation.",
+        published=True,
     )
     citing.tags.add("memory")
     write_references(documents=[citing])
@@ -193,7 +194,7 @@ def test_editor_drafts_and_submits_publisher_publishes_reader_sees_it(
     """The whole workflow in Chromium, through the admin's own pages."""
     registry = RegistryFactory()
     topic = TopicFactory(name="Distributed optimization")
-    DocumentFactory(registry=registry, topic=topic, number=1)
+    DocumentFactory(registry=registry, topic=topic, number=1, published=True)
     editor = UserFactory(editor=True, username="ada")
     publisher = UserFactory(publisher=True, username="grace")
 

@@ -100,12 +100,20 @@ def desk_record(editorial_groups):
     registry = RegistryFactory()
     topic = TopicFactory(name="Distributed optimization")
     tagged = DocumentFactory(
-        registry=registry, topic=topic, number=4, title="Sublinear memory"
+        registry=registry,
+        topic=topic,
+        number=4,
+        title="Sublinear memory",
+        published=True,
     )
     tagged.tags.add("memory", "Checkpointing")
     DocumentVersion.snapshot(tagged).save()
     successor = DocumentFactory(
-        registry=registry, topic=topic, number=10, title="The better method"
+        registry=registry,
+        topic=topic,
+        number=10,
+        title="The better method",
+        published=True,
     )
     DocumentVersion.snapshot(successor).save()
     return {

@@ -46,7 +46,7 @@ def hostile_record(editorial_groups):
     )
     topic = TopicFactory(name=hostile(2, count=3), slug="hostile", scope=hostile(3))
     Preface.objects.create(heading=hostile(4, count=3), text=hostile(5))
-    DocumentFactory(registry=registry, topic=topic, number=2)
+    DocumentFactory(registry=registry, topic=topic, number=2, published=True)
     document = DocumentFactory(
         registry=registry,
         topic=topic,
@@ -56,6 +56,7 @@ def hostile_record(editorial_groups):
         source_identifier='ARXIV-1"><img src="x" onerror="window.__xss = 9">',
         citation_note=hostile(8),
         summary=f"{hostile(9)} Names LIT-002 and [x](javascript:window.__xss=10).",
+        published=True,
     )
     document.tags.add(hostile(10, count=2), hostile(11, count=2))
     DocumentVersion.objects.create(

@@ -29,18 +29,24 @@ def refused_by_database(create):
 
 def test_a_number_is_unique_within_its_registry():
     registry = RegistryFactory(prefix="LIT")
-    DocumentFactory(registry=registry, number=4)
+    DocumentFactory(registry=registry, number=4, published=True)
 
-    assert refused_by_database(lambda: DocumentFactory(registry=registry, number=4))
+    assert refused_by_database(
+        lambda: DocumentFactory(registry=registry, number=4, published=True)
+    )
     assert not refused_by_database(
-        lambda: DocumentFactory(registry=RegistryFactory(prefix="PRA"), number=4)
+        lambda: DocumentFactory(
+            registry=RegistryFactory(prefix="PRA"), number=4, published=True
+        )
     )
 
 
 def test_a_publication_type_is_one_the_record_knows():
-    assert refused_by_database(lambda: DocumentFactory(publication_type="poster"))
+    assert refused_by_database(
+        lambda: DocumentFactory(publication_type="poster", published=True)
+    )
     assert not refused_by_database(
-        lambda: DocumentFactory(publication_type="journal_article")
+        lambda: DocumentFactory(publication_type="journal_article", published=True)
     )
 
 
@@ -52,7 +58,7 @@ def test_a_publication_type_is_one_the_record_knows():
         lambda: Topic.objects.create(name="Taken", slug="other", position=99),
         lambda: Topic.objects.create(name="Other", slug="other", position=1),
         lambda: DecisionRecord.objects.create(number=26, title="Again"),
-        lambda: DocumentFactory(number=0),
+        lambda: DocumentFactory(number=0, published=True),
         lambda: Document.objects.filter(number=7).update(status="published"),
         lambda: Document.objects.filter(number=7).update(version=0),
         lambda: Topic.objects.filter(slug="taken").update(flavour="genre"),
@@ -74,22 +80,21 @@ def test_a_publication_type_is_one_the_record_knows():
 def test_the_database_refuses_what_the_record_forbids(create):
     RegistryFactory(prefix="LIT")
     TopicFactory(name="Taken", slug="taken", position=1)
-    DocumentFactory(number=7)
+    DocumentFactory(number=7, published=True)
     DecisionRecordFactory(number=26)
 
     assert refused_by_database(create)
 
 
 def test_a_version_number_is_unique_per_document():
-    document = DocumentFactory()
-    DocumentVersion.snapshot(document).save()
+    document = DocumentFactory(published=True)
 
     assert refused_by_database(lambda: DocumentVersion.snapshot(document).save())
 
 
 def test_a_published_document_cannot_be_deleted_so_its_number_stays_taken():
-    document = DocumentFactory()
-    DocumentVersion.snapshot(document).save()
+    document = DocumentFactory(published=True)
+    assert document.versions.exists()
 
     with pytest.raises(ProtectedError):
         document.delete()
@@ -151,9 +156,9 @@ def test_model_validation_refuses_a_citation_that_would_not_print_back(
 
 
 def test_label_shows_the_version_from_v2_on():
-    assert DocumentFactory(number=4, version=1).label == "LIT-004"
-    assert DocumentFactory(number=16, version=2).label == "LIT-016 v2"
-    assert DocumentFactory(number=1234, version=1).label == "LIT-1234"
+    assert DocumentFactory(number=4, version=1, published=True).label == "LIT-004"
+    assert DocumentFactory(number=16, version=2, published=True).label == "LIT-016 v2"
+    assert DocumentFactory(number=1234, version=1, published=True).label == "LIT-1234"
 
 
 def test_public_is_active_superseded_and_withdrawn():

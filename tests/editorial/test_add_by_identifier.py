@@ -68,7 +68,7 @@ def test_a_pasted_arxiv_address_fills_in_the_form(editor, client, metadata_sourc
 def test_a_source_already_cited_is_named_before_anything_is_asked(
     editor, client, metadata_sources
 ):
-    DocumentFactory(sublinear_memory=True)
+    DocumentFactory(sublinear_memory=True, published=True)
     metadata_sources.requests.clear()
     client.force_login(editor)
 
@@ -180,9 +180,9 @@ def test_a_bad_author_line_is_named_and_nothing_is_saved(editor, client):
 
 
 def test_editors_list_the_documents_whose_authors_are_incomplete(editor, client):
-    incomplete = DocumentFactory(authors="Chen et al.")
-    DocumentFactory(authors="Chen et al.", all_authors=True)
-    DocumentFactory(authors="Jadbabaie, Lin and Morse")
+    incomplete = DocumentFactory(authors="Chen et al.", published=True)
+    DocumentFactory(authors="Chen et al.", all_authors=True, published=True)
+    DocumentFactory(authors="Jadbabaie, Lin and Morse", published=True)
     client.force_login(editor)
 
     response = client.get(

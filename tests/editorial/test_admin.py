@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
     "model", ["registry", "topic", "document", "decisionrecord", "preface"]
 )
 def test_every_changelist_and_add_form_opens(admin_client, model):
-    DocumentFactory()
+    DocumentFactory(published=True)
     DecisionRecordFactory()
 
     changelist = admin_client.get(reverse(f"admin:catalogue_{model}_changelist"))
@@ -34,7 +34,7 @@ def test_a_document_added_without_a_number_takes_the_next_one_as_a_draft(
     admin_client,
 ):
     registry = RegistryFactory()
-    DocumentFactory(registry=registry, number=783)
+    DocumentFactory(registry=registry, number=783, published=True)
     topic = TopicFactory()
 
     response = admin_client.post(
@@ -88,7 +88,7 @@ def test_the_admin_refuses_a_citation_that_would_not_print_back(admin_client):
 
 
 def test_documents_cannot_be_deleted_from_the_admin(admin_client):
-    document = DocumentFactory()
+    document = DocumentFactory(published=True)
 
     response = admin_client.get(
         reverse("admin:catalogue_document_delete", args=[document.pk])
@@ -99,8 +99,10 @@ def test_documents_cannot_be_deleted_from_the_admin(admin_client):
 
 def test_broken_references_are_listed_for_editors(admin_client):
     RegistryFactory(prefix="LIT")
-    DocumentFactory(number=325)
-    naming = DocumentFactory(number=7, summary="LIT-325, LIT-998, ADR-041, ARXIV-1604.")
+    DocumentFactory(number=325, published=True)
+    naming = DocumentFactory(
+        number=7, summary="LIT-325, LIT-998, ADR-041, ARXIV-1604.", published=True
+    )
     write_references(documents=[naming])
     DocumentFactory(number=998, draft=True)
 

@@ -16,7 +16,10 @@ def many_documents(n):
     registry, topics = RegistryFactory(), TopicFactory.create_batch(3)
     documents = Document.objects.bulk_create(
         DocumentFactory.build(
-            registry=registry, number=i + 1, topic=None if i % 7 == 0 else topics[i % 3]
+            registry=registry,
+            number=i + 1,
+            topic=None if i % 7 == 0 else topics[i % 3],
+            status=Document.Status.ACTIVE,
         )
         for i in range(n)
     )
@@ -53,9 +56,9 @@ QUERIES = {"desk": 11, "list": 13, "change": 11, "review": 10}
 
 @pytest.mark.parametrize("term", ["LIT-004", "lit 4", "LIT4", "lit-0004"])
 def test_search_finds_a_document_by_its_identifier(admin_client, term):
-    wanted = DocumentFactory(number=4, title="Wanted")
-    DocumentFactory(number=40)
-    DocumentFactory(number=14)
+    wanted = DocumentFactory(number=4, title="Wanted", published=True)
+    DocumentFactory(number=40, published=True)
+    DocumentFactory(number=14, published=True)
 
     response = admin_client.get(
         reverse("admin:catalogue_document_changelist"), {"q": term}
@@ -65,8 +68,8 @@ def test_search_finds_a_document_by_its_identifier(admin_client, term):
 
 
 def test_the_unfiled_queue_is_one_click_away_with_its_count(admin_client):
-    DocumentFactory.create_batch(2, unfiled=True)
-    DocumentFactory()
+    DocumentFactory.create_batch(2, unfiled=True, published=True)
+    DocumentFactory(published=True)
 
     page = admin_client.get(reverse("admin:catalogue_document_changelist"))
 
@@ -78,7 +81,7 @@ def test_the_unfiled_queue_is_one_click_away_with_its_count(admin_client):
 
 
 def test_each_filter_opens(admin_client):
-    document = DocumentFactory(year=2016)
+    document = DocumentFactory(year=2016, published=True)
     document.tags.add("memory")
     changelist = reverse("admin:catalogue_document_changelist")
 
@@ -124,7 +127,7 @@ def test_admin_shows_a_version_compared_word_by_word_and_reverts_it(admin_client
 
 
 def test_preview_shows_the_pending_revision_to_staff_only(admin_client, client):
-    document = DocumentFactory(title="Published")
+    document = DocumentFactory(title="Published", published=True)
     actions.documents.edit_document(
         document=document, user=UserFactory(editor=True), changes={"title": "Pending"}
     )
@@ -136,7 +139,7 @@ def test_preview_shows_the_pending_revision_to_staff_only(admin_client, client):
 
 
 def test_view_on_site_only_for_public_documents(admin_client):
-    public, draft = DocumentFactory(), DocumentFactory(draft=True)
+    public, draft = DocumentFactory(published=True), DocumentFactory(draft=True)
 
     def has_link(document):
         page = admin_client.get(

@@ -70,7 +70,7 @@ def people(editorial_groups):
 
 def test_an_editor_and_a_bulk_tagging_both_keep_their_tags(people):
     editor, other = people
-    documents = [DocumentFactory(number=n) for n in (1, 2, 3)]
+    documents = [DocumentFactory(number=n, published=True) for n in (1, 2, 3)]
     documents[1].tags.add("memory")
 
     run_together(
@@ -100,7 +100,7 @@ def test_an_editor_and_a_bulk_tagging_both_keep_their_tags(people):
 
 def test_two_bulk_actions_on_the_same_documents_both_apply_whole(people):
     editor, other = people
-    documents = [DocumentFactory(number=n) for n in (1, 2, 3)]
+    documents = [DocumentFactory(number=n, published=True) for n in (1, 2, 3)]
     topic = TopicFactory()
 
     run_together(
@@ -133,7 +133,7 @@ def test_two_bulk_actions_on_the_same_documents_both_apply_whole(people):
 @pytest.mark.django_db(transaction=True)
 def test_two_editors_creating_documents_at_once_get_different_numbers():
     registry = RegistryFactory()
-    DocumentFactory(registry=registry, number=783, topic=None)
+    DocumentFactory(registry=registry, number=783, topic=None, published=True)
     first_holds_lock, numbers, errors = threading.Event(), [], []
 
     def create(hold):

@@ -186,7 +186,7 @@ def test_a_publisher_reinstates_and_the_audit_trail_keeps_both(
 
 
 def test_the_bulk_withdrawal_asks_for_a_reason_first(client, publisher):
-    documents = DocumentFactory.create_batch(2, topic=TopicFactory())
+    documents = DocumentFactory.create_batch(2, topic=TopicFactory(), published=True)
     client.force_login(publisher)
     changelist = reverse("admin:catalogue_document_changelist")
     selection = {
@@ -252,7 +252,9 @@ def test_the_desk_shows_each_queue_with_its_count(client, editor, publisher):
     )
     actions.documents.save_document(document=mine, user=editor)
     actions.documents.edit_document(
-        document=DocumentFactory(number=3), user=editor, changes={"title": "Held"}
+        document=DocumentFactory(number=3, published=True),
+        user=editor,
+        changes={"title": "Held"},
     )
     client.force_login(editor)
 

@@ -58,7 +58,9 @@ def new_document(admin_client, **fields):
 
 
 def test_a_second_document_citing_one_source_is_refused_with_a_link(admin_client):
-    first = DocumentFactory(number=4, source_identifier="ARXIV-1604.06174")
+    first = DocumentFactory(
+        number=4, source_identifier="ARXIV-1604.06174", published=True
+    )
 
     response = new_document(
         admin_client, source_identifier="https://arxiv.org/abs/1604.06174v2"
@@ -82,7 +84,9 @@ def test_a_pasted_spelling_is_stored_as_the_record_spells_it(admin_client):
 def test_a_title_close_to_another_is_questioned_until_the_editor_says_so(
     admin_client,
 ):
-    DocumentFactory(number=4, title="Training Deep Nets with Sublinear Memory Cost")
+    DocumentFactory(
+        number=4, title="Training Deep Nets with Sublinear Memory Cost", published=True
+    )
     title = "Training deep nets with sub-linear memory cost"
 
     questioned = new_document(admin_client, title=title, source_identifier="")
@@ -99,11 +103,19 @@ def test_a_title_close_to_another_is_questioned_until_the_editor_says_so(
 
 
 def test_the_pairs_in_the_record_are_listed(admin_client):
-    one = DocumentFactory(number=1, source_identifier="ARXIV-1604.06174")
-    two = DocumentFactory(number=2, source_identifier="ARXIV-1604.06174v2")
-    three = DocumentFactory(number=3, title="Pipeline parallelism at scale")
-    four = DocumentFactory(number=4, title="Pipeline parallelism, at scale")
-    DocumentFactory(number=5, title="Something else entirely")
+    one = DocumentFactory(
+        number=1, source_identifier="ARXIV-1604.06174", published=True
+    )
+    two = DocumentFactory(
+        number=2, source_identifier="ARXIV-1604.06174v2", published=True
+    )
+    three = DocumentFactory(
+        number=3, title="Pipeline parallelism at scale", published=True
+    )
+    four = DocumentFactory(
+        number=4, title="Pipeline parallelism, at scale", published=True
+    )
+    DocumentFactory(number=5, title="Something else entirely", published=True)
 
     pairs = [(pair.first, pair.second) for pair in likely_pairs()]
     page = soup_of(admin_client.get(reverse("admin:catalogue_document_duplicates")))

@@ -29,7 +29,11 @@ def test_the_second_save_is_refused_and_offers_a_merge_losing_nothing(
     two_editors, trait
 ):
     document = DocumentFactory(
-        draft=trait == "draft", title="Title", summary="Summary.", citation_note=""
+        draft=trait == "draft",
+        title="Title",
+        summary="Summary.",
+        citation_note="",
+        published=True,
     )
     url = reverse("admin:catalogue_document_change", args=[document.pk])
     alice, bob = two_editors
@@ -115,7 +119,7 @@ def test_a_bulk_refile_between_open_and_save_is_not_overwritten(two_editors):
 def test_a_bulk_action_is_all_or_nothing_and_audited():
     publisher = signed_in(UserFactory(publisher=True))
     drafts = DocumentFactory.create_batch(2, draft=True)
-    active = DocumentFactory()
+    active = DocumentFactory(published=True)
     changelist = reverse("admin:catalogue_document_changelist")
 
     refused = publisher.post(
@@ -161,7 +165,9 @@ def test_an_editor_cannot_use_the_publish_bulk_action():
 
 @pytest.mark.parametrize("trait", ["draft", "public"])
 def test_a_merge_on_a_document_that_gained_a_tag_meanwhile_saves(two_editors, trait):
-    document = DocumentFactory(draft=trait == "draft", summary="Summary.")
+    document = DocumentFactory(
+        draft=trait == "draft", summary="Summary.", published=True
+    )
     document.tags.add("memory")
     url = reverse("admin:catalogue_document_change", args=[document.pk])
     alice, bob = two_editors

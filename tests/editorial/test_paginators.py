@@ -26,9 +26,9 @@ def test_a_large_unfiltered_list_is_counted_from_the_estimate_in_one_query(
     monkeypatch, django_assert_num_queries
 ):
     monkeypatch.setattr(paginators, "ESTIMATE_ABOVE", 20)
-    DocumentFactory.create_batch(30)
+    DocumentFactory.create_batch(30, published=True)
     analyse()
-    DocumentFactory.create_batch(5)  # Not yet in the statistics.
+    DocumentFactory.create_batch(5, published=True)  # Not yet in the statistics.
 
     with django_assert_num_queries(1):
         count = EstimatedCountPaginator(Document.objects.order_by("pk"), 10).count
@@ -39,7 +39,7 @@ def test_a_large_unfiltered_list_is_counted_from_the_estimate_in_one_query(
 def test_a_small_list_and_a_filtered_one_are_counted_exactly(
     monkeypatch, django_assert_num_queries
 ):
-    DocumentFactory.create_batch(30)
+    DocumentFactory.create_batch(30, published=True)
     analyse()
     DocumentFactory.create_batch(5, draft=True)
     documents = Document.objects.order_by("pk")

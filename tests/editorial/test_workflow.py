@@ -46,7 +46,7 @@ def test_editor_and_publisher_groups_exist_with_their_rights(editor, publisher):
     ids=["publish", "withdraw", "supersede"],
 )
 def test_an_editor_is_refused_the_publishers_verbs(verb, editor):
-    document, _successor = DocumentFactory.create_batch(2)
+    document, _successor = DocumentFactory.create_batch(2, published=True)
 
     with pytest.raises(PermissionDenied):
         verb(document, editor)
@@ -171,7 +171,7 @@ def test_a_draft_is_edited_in_place(editor):
 
 
 def test_a_public_document_cannot_be_saved_in_place():
-    document = DocumentFactory()
+    document = DocumentFactory(published=True)
     document.title = "Sneaked in"
 
     with pytest.raises(ValidationError) as raised:
@@ -183,9 +183,12 @@ def test_a_public_document_cannot_be_saved_in_place():
 def test_superseded_and_withdrawn_documents_say_so_and_link_the_successor(
     client, publisher
 ):
-    old, new = DocumentFactory(number=26), DocumentFactory(number=61, title="Newer")
+    old, new = (
+        DocumentFactory(number=26, published=True),
+        DocumentFactory(number=61, title="Newer", published=True),
+    )
     actions.documents.supersede(document=old, successor=new, user=publisher)
-    gone = DocumentFactory(number=7)
+    gone = DocumentFactory(number=7, published=True)
     actions.documents.withdraw(document=gone, user=publisher)
 
     page = client.get(old.get_absolute_url()).content.decode()
@@ -196,7 +199,7 @@ def test_superseded_and_withdrawn_documents_say_so_and_link_the_successor(
 def test_a_document_cannot_be_superseded_by_a_draft(publisher):
     with pytest.raises(ValidationError) as raised:
         actions.documents.supersede(
-            document=DocumentFactory(),
+            document=DocumentFactory(published=True),
             successor=DocumentFactory(draft=True),
             user=publisher,
         )

@@ -45,7 +45,9 @@ HOSTILE = (
 def typed(db):
     """One document of each publication type, with its full author list."""
     return [
-        DocumentFactory(sublinear_memory=True, all_authors=True, number=904),
+        DocumentFactory(
+            sublinear_memory=True, all_authors=True, number=904, published=True
+        ),
         DocumentFactory(
             number=907,
             title="BytePS",
@@ -58,6 +60,7 @@ def typed(db):
             publication_type="conference_paper",
             source_identifier="",
             citation_note="OSDI ‘20",
+            published=True,
         ),
         DocumentFactory(
             number=985,
@@ -71,6 +74,7 @@ def typed(db):
             publication_type="journal_article",
             publication_date="2003-06",
             source_identifier="DOI:10.1109/TAC.2003.812781",
+            published=True,
         ),
         DocumentFactory(
             number=990,
@@ -79,9 +83,10 @@ def typed(db):
             venue="CoreWeave",
             publication_type="report",
             source_identifier="",
+            published=True,
         ),
         # Known only as the citation prints it.
-        DocumentFactory(number=991, authors="Chen et al."),
+        DocumentFactory(number=991, authors="Chen et al.", published=True),
     ]
 
 
@@ -98,6 +103,7 @@ def hostile(db):
         venue=HOSTILE,
         publication_type="conference_paper",
         citation_note="",
+        published=True,
     )
 
 

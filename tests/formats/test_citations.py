@@ -179,6 +179,7 @@ def test_bibtex_escapes_special_characters_and_braces_the_title():
         title="GPU {kernels}: 50% of $cost & #ops_total ~ 2 \\ ‘fast’ — 3×",
         authors="Sergeev and Del Balso",
         source_identifier="DOI:10.1109/TAC_2003.812781",
+        published=True,
     )
 
     text = render([document], "bib")
@@ -211,7 +212,7 @@ def test_authors_text_splits_into_names(authors, names):
 
 
 def test_citation_key_is_the_permanent_identifier_whatever_the_text():
-    document = DocumentFactory(number=16, title="GPipe")
+    document = DocumentFactory(number=16, title="GPipe", published=True)
     before = parse_bibtex(render([document], "bib"))
     document.title = "GPipe, revised"
 
@@ -232,7 +233,7 @@ def test_citation_key_is_the_permanent_identifier_whatever_the_text():
     ],
 )
 def test_a_public_document_downloads_in_each_format(client, fmt, content_type):
-    DocumentFactory(number=4)
+    DocumentFactory(number=4, published=True)
 
     response = client.get(
         reverse(
@@ -267,11 +268,14 @@ def test_withdrawn_document_keeps_its_own_citation(client):
 
 def test_topic_file_holds_its_public_documents_less_the_withdrawn(client):
     topic = TopicFactory(slug="optimisation")
-    listed = [DocumentFactory(topic=topic), DocumentFactory(topic=topic)]
+    listed = [
+        DocumentFactory(topic=topic, published=True),
+        DocumentFactory(topic=topic, published=True),
+    ]
     DocumentFactory(topic=topic, withdrawn=True)
     DocumentFactory(topic=topic, draft=True)
     DocumentFactory(topic=topic, in_review=True)
-    DocumentFactory()  # another topic
+    DocumentFactory(published=True)  # another topic
     url = reverse(
         "catalogue:topic-citation", kwargs={"slug": "optimisation", "fmt": "bib"}
     )
@@ -286,7 +290,7 @@ def test_topic_file_holds_its_public_documents_less_the_withdrawn(client):
 
 def test_admin_selection_exports_citations_less_the_withdrawn(admin_client):
     kept, withdrawn, draft = (
-        DocumentFactory(),
+        DocumentFactory(published=True),
         DocumentFactory(withdrawn=True),
         DocumentFactory(draft=True),
     )

@@ -71,7 +71,7 @@ def test_staff_get_a_streamed_csv_download(staff_client, name):
 
 def test_document_row_holds_every_column(staff_client):
     topic = TopicFactory(slug="distributed-optimization")
-    successor = DocumentFactory(number=1234, topic=topic)
+    successor = DocumentFactory(number=1234, topic=topic, published=True)
     document = DocumentFactory(
         sublinear_memory=True,
         citation_note="(SoCC ‘25)",
@@ -112,7 +112,13 @@ def test_document_row_holds_every_column(staff_client):
 
 
 def test_citation_without_identifier_or_note_has_no_comma(staff_client):
-    DocumentFactory(authors="CoreWeave", year=2025, source_identifier="", unfiled=True)
+    DocumentFactory(
+        authors="CoreWeave",
+        year=2025,
+        source_identifier="",
+        unfiled=True,
+        published=True,
+    )
 
     (row,) = rows_of(staff_client.get(reverse("catalogue:export-documents")))
 
@@ -137,7 +143,7 @@ def test_export_takes_the_public_lists_filters_and_every_status(staff_client):
     wanted = DocumentFactory(topic=topic, draft=True, year=2016)
     wanted.tags.add("memory")
     DocumentFactory(topic=topic, draft=True, year=2016)  # no tag
-    DocumentFactory(topic=topic, year=2016).tags.add("memory")  # active
+    DocumentFactory(topic=topic, year=2016, published=True).tags.add("memory")  # active
     DocumentFactory(draft=True, year=2016).tags.add("memory")  # other topic
     DocumentFactory(
         topic=topic, draft=True, year=2016, registry=RegistryFactory(prefix="PRA")
@@ -172,7 +178,9 @@ def test_invalid_filter_is_a_bad_request_naming_it(staff_client):
 
 def test_rows_are_in_registry_then_number_order(staff_client):
     for prefix, number in [("PRA", 2), ("LIT", 30), ("LIT", 7), ("ADX", 9)]:
-        DocumentFactory(registry=RegistryFactory(prefix=prefix), number=number)
+        DocumentFactory(
+            registry=RegistryFactory(prefix=prefix), number=number, published=True
+        )
 
     rows = rows_of(staff_client.get(reverse("catalogue:export-documents")))
 
@@ -200,7 +208,7 @@ FORMULAS = [
 
 @pytest.mark.parametrize(("title", "cell"), FORMULAS)
 def test_cell_a_spreadsheet_would_run_is_neutralised(staff_client, title, cell):
-    DocumentFactory(title=title, summary=title)
+    DocumentFactory(title=title, summary=title, published=True)
 
     (row,) = rows_of(staff_client.get(reverse("catalogue:export-documents")))
 
@@ -214,7 +222,9 @@ def test_nul_is_neutralised_where_the_database_can_hold_it():
 
 def test_other_cells_read_back_exactly_as_stored(staff_client):
     text = 'Line one\nline two, “three”, "four"\r\nfive'
-    DocumentFactory(title=text, summary=" leading space", authors="O'Brien")
+    DocumentFactory(
+        title=text, summary=" leading space", authors="O'Brien", published=True
+    )
 
     (row,) = rows_of(staff_client.get(reverse("catalogue:export-documents")))
 
@@ -226,7 +236,7 @@ def test_other_cells_read_back_exactly_as_stored(staff_client):
 
 
 def test_byte_order_mark_only_when_asked(staff_client):
-    DocumentFactory()
+    DocumentFactory(published=True)
     url = reverse("catalogue:export-documents")
 
     plain = body_of(staff_client.get(url))
@@ -269,10 +279,10 @@ def test_topics_and_decision_records_export(staff_client):
 
 def test_export_queries_do_not_grow_with_the_rows(staff_client):
     url = reverse("catalogue:export-documents")
-    DocumentFactory.create_batch(3)
+    DocumentFactory.create_batch(3, published=True)
     with CaptureQueriesContext(connection) as few:
         body_of(staff_client.get(url))
-    DocumentFactory.create_batch(30)
+    DocumentFactory.create_batch(30, published=True)
     with CaptureQueriesContext(connection) as many:
         body_of(staff_client.get(url))
 
@@ -285,7 +295,11 @@ def test_export_queries_do_not_grow_with_the_rows(staff_client):
 def test_copy_writes_the_same_bytes_as_the_python_path(imported_seed):
     for number, (title, _) in enumerate(FORMULAS, start=9000):
         DocumentFactory(
-            number=number, title=title, summary=title, citation_note="OSDI ‘20"
+            number=number,
+            title=title,
+            summary=title,
+            citation_note="OSDI ‘20",
+            published=True,
         )
     DocumentFactory(number=5000, draft=True, authors="CoreWeave", source_identifier="")
     Document.objects.first().tags.add("zeta", "Alpha", "émigré")
@@ -306,7 +320,7 @@ def test_copy_writes_the_same_bytes_as_the_python_path(imported_seed):
 
 
 def test_admin_action_exports_the_selected_rows(admin_client):
-    chosen, _, also = DocumentFactory.create_batch(3)
+    chosen, _, also = DocumentFactory.create_batch(3, published=True)
 
     response = admin_client.post(
         reverse("admin:catalogue_document_changelist"),
@@ -323,7 +337,7 @@ def test_admin_action_exports_everything_matching_filters_and_search(admin_clien
     matching = [
         DocumentFactory(title=f"Pipeline parallelism {n}", draft=True) for n in range(3)
     ]
-    DocumentFactory(title="Pipeline parallelism, published")
+    DocumentFactory(title="Pipeline parallelism, published", published=True)
     DocumentFactory(title="Something else", draft=True)
     url = reverse("admin:catalogue_document_changelist")
 

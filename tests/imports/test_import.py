@@ -262,7 +262,9 @@ def test_malformed_page_is_refused_by_line_and_writes_nothing(
     tmp_path, seed_text, case
 ):
     corrupt, message = MALFORMED[case]
-    existing = DocumentFactory(registry=RegistryFactory(prefix="LIT"), number=900)
+    existing = DocumentFactory(
+        registry=RegistryFactory(prefix="LIT"), number=900, published=True
+    )
     before = record_snapshot()
 
     with pytest.raises(CommandError) as raised:
@@ -303,7 +305,7 @@ def test_a_missing_file_is_refused(tmp_path):
 
 
 def test_if_empty_leaves_a_populated_record_alone(seed_path):
-    DocumentFactory()
+    DocumentFactory(published=True)
     out = io.StringIO()
 
     call_command("import_index", str(seed_path), "--if-empty", stdout=out)

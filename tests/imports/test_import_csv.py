@@ -14,7 +14,12 @@ from taggit.models import Tag, TaggedItem
 
 from catalogue.models import Document, DocumentVersion, Reference, Registry, Topic
 from formats import exports
-from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
+from tests.factories import (
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+    factory_publisher,
+)
 
 # The jobs these tests start go through the test queue, which RQ keeps in Redis.
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
@@ -100,7 +105,7 @@ def test_import_page_opens(admin_client):
 
 def test_preview_tells_what_would_change_and_writes_nothing(admin_client):
     topic = TopicFactory(slug="optimisation")
-    unchanged = DocumentFactory(number=1, topic=topic, version=1)
+    unchanged = DocumentFactory(number=1, topic=topic, version=1, published=True)
     updated = DocumentFactory(number=2, topic=topic, draft=True)
     updated.tags.add("memory")
     lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
@@ -201,13 +206,7 @@ def test_number_issued_before_is_not_reused(admin_client):
 
 
 def test_changed_text_without_a_new_version_is_refused(admin_client):
-    document = DocumentFactory(number=4, topic=None)
-    DocumentVersion.objects.create(
-        document=document,
-        number=1,
-        published_at=document.created_at,
-        **document.content(),
-    )
+    DocumentFactory(number=4, topic=None, published=True)
     lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
     lines[0]["summary"] = "A new reading."
 
@@ -282,11 +281,14 @@ def test_export_import_into_an_empty_record_export_again_is_identical(
         registry=lit4.registry,
         title="=HYPERLINK(“x”)",
         summary="'@quoted\nsecond line, “typographic” — ×",
+        published=True,
     )
     Document.objects.filter(pk=lit4.pk).update(
         superseded_by=successor, status=Document.Status.SUPERSEDED
     )
-    DocumentFactory(number=901, registry=RegistryFactory(prefix="PRA"), topic=None)
+    DocumentFactory(
+        number=901, registry=RegistryFactory(prefix="PRA"), topic=None, published=True
+    )
     topics_csv = export_topics(admin_client)
     documents_csv = export_documents(admin_client)
 
@@ -356,14 +358,10 @@ def test_imported_document_gets_number_references_tags_version_and_audit(
 def test_update_changes_tags_references_and_adds_the_new_version(
     admin_client, admin_user
 ):
-    document = DocumentFactory(number=4, topic=None, summary="See LIT-001.")
-    document.tags.add("memory", "pipelines")
-    DocumentVersion.objects.create(
-        document=document,
-        number=1,
-        published_at=document.created_at,
-        **document.content(),
+    document = DocumentFactory(
+        number=4, topic=None, summary="See LIT-001.", published=True
     )
+    document.tags.add("memory", "pipelines")
     lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
     lines[0].update(
         version="2", summary="Now names LIT-002.", tags="memory, Checkpointing"
@@ -377,7 +375,7 @@ def test_update_changes_tags_references_and_adds_the_new_version(
     assert [ref.number for ref in document.references.all()] == [2]
     assert [(v.number, v.published_by) for v in document.versions.all()] == [
         (2, admin_user),
-        (1, None),
+        (1, factory_publisher()),
     ]
     changes = [
         entry.changes
@@ -482,8 +480,8 @@ def test_a_dry_run_of_unchanged_rows_takes_the_same_queries_for_more_rows(
 def test_a_dry_run_of_our_own_export_changes_nothing_and_offers_nothing_to_confirm(
     admin_client,
 ):
-    DocumentFactory(number=4, title="Sublinear memory")
-    DocumentFactory(number=7, title="Pipelines")
+    DocumentFactory(number=4, title="Sublinear memory", published=True)
+    DocumentFactory(number=7, title="Pipelines", published=True)
 
     response = preview(admin_client, export_documents(admin_client))
 
@@ -510,8 +508,8 @@ def test_the_preview_lists_the_rows_that_change_with_their_columns_and_counts_th
     admin_client,
 ):
     topic = TopicFactory(slug="optimisation")
-    DocumentFactory(number=4, title="Sublinear memory", topic=topic)
-    revised = DocumentFactory(number=7, title="Pipelines", topic=topic)
+    DocumentFactory(number=4, title="Sublinear memory", topic=topic, published=True)
+    revised = DocumentFactory(number=7, title="Pipelines", topic=topic, published=True)
     revised.tags.add("memory")
     lines = list(csv.DictReader(io.StringIO(export_documents(admin_client).decode())))
     lines[1].update(version="2", summary="Revised — 2× less memory.", tags="pipelines")

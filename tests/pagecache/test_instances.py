@@ -170,8 +170,12 @@ def test_every_kind_of_change_through_one_instance_shows_on_the_other(
     a, b = instances
     first = TopicFactory(name="Distributed optimisation", slug="distributed")
     second = TopicFactory(name="Evaluation", slug="evaluation")
-    withdrawn = DocumentFactory(topic=first, number=4, title="To be withdrawn")
-    moved = DocumentFactory(topic=first, number=7, title="To be refiled")
+    withdrawn = DocumentFactory(
+        topic=first, number=4, title="To be withdrawn", published=True
+    )
+    moved = DocumentFactory(
+        topic=first, number=7, title="To be refiled", published=True
+    )
     decision = DecisionRecordFactory(number=26, title="Numbers are kept")
     editor = publisher_on(a)
     # Topics are the administrators' to edit.

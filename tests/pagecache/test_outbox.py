@@ -229,7 +229,7 @@ WITHDRAW_THEN_DIE = """
 @pytest.mark.django_db(transaction=True)
 def test_a_purge_lost_with_its_process_is_sent_by_a_job_worker(own_redis):
     topic = TopicFactory(slug="distributed")
-    DocumentFactory(number=4, topic=topic, title="Sublinear memory")
+    DocumentFactory(number=4, topic=topic, title="Sublinear memory", published=True)
     varnish = FakeServer()
     varnish.held.clear()  # It answers nothing until the process is dead.
     prefix = "anthology-test-lost-purge"

@@ -45,7 +45,9 @@ def test_a_withdrawal_committed_while_redis_was_cut_shows_after_a_restart(
     prefix = "anthology-test-restart"
     settings.CACHES = shared_cache(own_redis, prefix)
     topic = TopicFactory(slug="distributed")
-    document = DocumentFactory(number=4, topic=topic, title="Sublinear memory")
+    document = DocumentFactory(
+        number=4, topic=topic, title="Sublinear memory", published=True
+    )
     path = document.get_absolute_url()
     reader = Client()
     reader.get(path)

@@ -197,8 +197,12 @@ def test_every_kind_of_change_shows_on_the_next_request_through_varnish(
     first = TopicFactory(name="Distributed optimisation", slug="distributed")
     second = TopicFactory(name="Evaluation", slug="evaluation")
     draft = DocumentFactory(topic=first, number=3, draft=True, title="Newly published")
-    withdrawn = DocumentFactory(topic=first, number=4, title="To be withdrawn")
-    moved = DocumentFactory(topic=first, number=7, title="To be refiled")
+    withdrawn = DocumentFactory(
+        topic=first, number=4, title="To be withdrawn", published=True
+    )
+    moved = DocumentFactory(
+        topic=first, number=7, title="To be refiled", published=True
+    )
     decision = DecisionRecordFactory(number=26, title="Numbers are kept")
     editor = publisher_on(varnished["site"])
     changelist = "/admin/catalogue/document/"
@@ -259,7 +263,9 @@ def test_gzip_and_plain_readers_each_get_a_kept_copy_as_the_site_sent_it(
     varnished["open_purges"]()
     front, site = varnished["front"], varnished["site"]
     topic = TopicFactory(slug="distributed")
-    DocumentFactory.create_batch(3, topic=topic, summary="Sharded – “exactly” ×2.")
+    DocumentFactory.create_batch(
+        3, topic=topic, summary="Sharded – “exactly” ×2.", published=True
+    )
     draft = DocumentFactory(topic=topic, draft=True, title="Published meanwhile")
     path = "/topics/distributed/"
     browser = "gzip, deflate, br"

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def lit4():
-    return DocumentFactory(number=4, sublinear_memory=True)
+    return DocumentFactory(number=4, sublinear_memory=True, published=True)
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,9 @@ class TestNumbers:
 
     def test_a_registry_that_issued_its_last_number_says_so(self, admin_client):
         registry = RegistryFactory(last_number=MAX_NUMBER)
-        topic = DocumentFactory(registry=registry, number=MAX_NUMBER).topic
+        topic = DocumentFactory(
+            registry=registry, number=MAX_NUMBER, published=True
+        ).topic
 
         response = admin_client.post(
             reverse("admin:catalogue_document_add"),
@@ -220,9 +222,9 @@ class TestCitationDownloads:
     @pytest.fixture
     def seven(self, monkeypatch):
         monkeypatch.setattr(downloads, "CITATIONS_PER_FILE", 3)
-        topic = DocumentFactory(number=1).topic
+        topic = DocumentFactory(number=1, published=True).topic
         for number in range(2, 8):
-            DocumentFactory(number=number, topic=topic)
+            DocumentFactory(number=number, topic=topic, published=True)
         return topic
 
     @pytest.mark.parametrize("path", ["/search/cite.json", "/topics/{slug}/cite.json"])

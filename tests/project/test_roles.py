@@ -233,7 +233,9 @@ def record(people, backup_dir):
         document=document, user=publisher, changes={"title": "Sublinear memory cost"}
     )
     DecisionRecordFactory(number=3)
-    write_references(documents=[DocumentFactory(number=5, summary="After LIT-999.")])
+    write_references(
+        documents=[DocumentFactory(number=5, summary="After LIT-999.", published=True)]
+    )
     Preface.objects.create(text="Start at LIT-999.")
     AccessAttempt.objects.create(
         username="x", ip_address="192.0.2.1", failures_since_start=1
@@ -399,7 +401,7 @@ def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(
 
 @pytest.mark.parametrize("role", ROLES)
 def test_merging_tags_is_for_the_roles_the_table_says(client, people, role):
-    documents = DocumentFactory.create_batch(2)
+    documents = DocumentFactory.create_batch(2, published=True)
     documents[0].tags.add("memory")
     documents[1].tags.add("memory-cost")
     client.force_login(people[role])

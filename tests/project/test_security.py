@@ -157,7 +157,7 @@ MALFORMED = [
 @pytest.mark.parametrize("path", MALFORMED)
 def test_malformed_parameters_get_a_client_error_never_a_server_error(client, path):
     topic = TopicFactory(slug="busy")
-    DocumentFactory(number=4, topic=topic)
+    DocumentFactory(number=4, topic=topic, published=True)
 
     response = client.get(path)
 
@@ -170,7 +170,7 @@ def test_malformed_parameters_get_a_client_error_never_a_server_error(client, pa
 )
 def test_malformed_export_filters_get_a_client_error(client, query):
     client.force_login(UserFactory(is_staff=True))
-    DocumentFactory()
+    DocumentFactory(published=True)
 
     response = client.get(f"{reverse('catalogue:export-documents')}?{query}")
 
@@ -178,7 +178,7 @@ def test_malformed_export_filters_get_a_client_error(client, query):
 
 
 def test_a_query_of_invalid_utf8_is_searched_as_text(client):
-    DocumentFactory(title="Sharding")
+    DocumentFactory(title="Sharding", published=True)
 
     response = client.get("/search/?q=%ff%fe%fd")
 

@@ -77,7 +77,9 @@ def record(publisher):
     document = DocumentFactory(number=4, topic=topic, draft=True)
     actions.documents.publish(document=document, user=publisher)
     document.tags.add("memory")
-    citing = DocumentFactory(number=5, topic=topic, summary="Builds on LIT-004.")
+    citing = DocumentFactory(
+        number=5, topic=topic, summary="Builds on LIT-004.", published=True
+    )
     write_references(documents=[citing])
     DecisionRecordFactory(number=1, body="Names LIT-004.")
 

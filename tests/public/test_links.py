@@ -21,7 +21,7 @@ def linked_html(text):
 
 
 def test_a_name_of_a_public_document_links_to_it():
-    DocumentFactory(number=325)
+    DocumentFactory(number=325, published=True)
 
     html = linked_html("As LIT-325 shows, <b>bold</b> stays text.")
 
@@ -42,7 +42,7 @@ def test_a_name_of_an_unpublished_or_missing_record_stays_plain_text(trait):
 
 
 def test_a_name_of_a_retired_document_says_so_and_links_its_successor():
-    successor = DocumentFactory(number=10)
+    successor = DocumentFactory(number=10, published=True)
     DocumentFactory(number=4, status="superseded", superseded_by=successor)
     DocumentFactory(number=5, withdrawn=True)
 
@@ -59,7 +59,7 @@ def test_a_name_of_a_retired_document_says_so_and_links_its_successor():
 
 
 def test_a_name_of_an_old_version_says_a_newer_one_exists():
-    DocumentFactory(number=4, version=4)
+    DocumentFactory(number=4, version=4, published=True)
 
     soup = BeautifulSoup(linked_html("As LIT-004 v2 argued."), "html.parser")
 
@@ -82,8 +82,10 @@ def with_references(document):
 
 
 def test_document_page_lists_public_records_that_name_it(client):
-    target = DocumentFactory(number=325)
-    citing = with_references(DocumentFactory(number=7, summary="Extends LIT-325."))
+    target = DocumentFactory(number=325, published=True)
+    citing = with_references(
+        DocumentFactory(number=7, summary="Extends LIT-325.", published=True)
+    )
     with_references(DocumentFactory(number=8, summary="Drafts LIT-325.", draft=True))
     decision = DecisionRecordFactory(number=32, body="We follow LIT-325.")
     write_references(decisions=[decision])
@@ -99,12 +101,13 @@ def test_document_page_lists_public_records_that_name_it(client):
 
 def test_summaries_link_their_names_on_the_topic_page(client):
     topic = TopicFactory()
-    DocumentFactory(number=325, topic=topic)
+    DocumentFactory(number=325, topic=topic, published=True)
     DocumentFactory(
         number=7,
         topic=topic,
         source_identifier="ARXIV-1604.06174",
         summary="Extends LIT-325 and LIT-999, as DOI:10.1109/TAC.2003.812781 did.",
+        published=True,
     )
 
     soup = BeautifulSoup(client.get(topic.get_absolute_url()).content, "html.parser")

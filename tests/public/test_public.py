@@ -29,12 +29,14 @@ XML = {
 def record():
     """A small public record: one topic, two documents, a decision, a tag."""
     topic = TopicFactory(name="Distributed optimization", slug="distributed")
-    cited = DocumentFactory(number=4, topic=topic, title="Sublinear memory")
-    citing = DocumentFactory(number=7, topic=topic, summary="Builds on LIT-004.")
+    cited = DocumentFactory(
+        number=4, topic=topic, title="Sublinear memory", published=True
+    )
+    citing = DocumentFactory(
+        number=7, topic=topic, summary="Builds on LIT-004.", published=True
+    )
     citing.tags.add("memory")
     write_references(documents=[citing])
-    for document in (cited, citing):
-        DocumentVersion.snapshot(document).save()
     DecisionRecordFactory(number=26, title="One axis for both registries")
     return {"topic": topic, "cited": cited, "citing": citing}
 
@@ -103,7 +105,11 @@ def test_unpublished_documents_appear_nowhere_public(client, record, trait):
 
 
 def test_registry_page_lists_its_public_documents_in_number_order(client, record):
-    DocumentFactory(number=2, registry=RegistryFactory(prefix="PRA", name="Practices"))
+    DocumentFactory(
+        number=2,
+        registry=RegistryFactory(prefix="PRA", name="Practices"),
+        published=True,
+    )
     DocumentFactory(number=1, draft=True)
 
     soup = soup_of(client.get(reverse("catalogue:registry-detail", args=["LIT"])))
@@ -145,6 +151,7 @@ def test_document_page_meta_tags_give_the_full_list_venue_and_date(client):
         publication_type="conference_paper",
         publication_date="2020-11-04",
         source_identifier="DOI:10.5555/osdi.2020.byteps",
+        published=True,
     )
 
     soup = soup_of(client.get("/LIT-007/"))
@@ -177,9 +184,13 @@ def test_document_page_carries_citation_metadata(client):
         year=2003,
         source_identifier="DOI:10.1109/TAC.2003.812781",
         summary="Nearest-neighbour heading averaging.",
+        published=True,
     )
     DocumentFactory(
-        number=4, authors="Chen et al.", source_identifier="ARXIV-1604.06174"
+        number=4,
+        authors="Chen et al.",
+        source_identifier="ARXIV-1604.06174",
+        published=True,
     )
 
     soup = soup_of(client.get("/LIT-285/"))
@@ -207,7 +218,7 @@ def test_document_page_carries_citation_metadata(client):
 
 
 def test_retired_document_says_so_and_links_its_successor(client):
-    successor = DocumentFactory(number=10, title="The better method")
+    successor = DocumentFactory(number=10, title="The better method", published=True)
     DocumentFactory(number=4, status="superseded", superseded_by=successor)
 
     soup = soup_of(client.get("/LIT-004/"))
@@ -223,7 +234,7 @@ def test_decision_record_page_shows_its_status_and_what_names_it(client):
     DecisionRecordFactory(
         number=26, status="superseded", superseded_by=newer, body="Text.\n\nMore."
     )
-    citing = DocumentFactory(number=7, summary="As ADR-026 decided.")
+    citing = DocumentFactory(number=7, summary="As ADR-026 decided.", published=True)
     write_references(documents=[citing])
 
     soup = soup_of(client.get("/decisions/ADR-026/"))
@@ -273,7 +284,12 @@ def test_a_topic_shows_up_to_a_thousand_rows_on_one_page(client):
     topic = TopicFactory()
     registry = RegistryFactory()
     Document.objects.bulk_create(
-        DocumentFactory.build(registry=registry, topic=topic, number=number)
+        DocumentFactory.build(
+            registry=registry,
+            topic=topic,
+            number=number,
+            status=Document.Status.ACTIVE,
+        )
         for number in range(1, 1002)
     )
 
@@ -308,7 +324,7 @@ def test_topic_page_filters_by_year_and_shows_the_match_count(client, record):
 
 
 def test_decision_record_body_is_markdown_rendered_safely_with_links(client):
-    DocumentFactory(number=325)
+    DocumentFactory(number=325, published=True)
     DecisionRecordFactory(
         number=32,
         body=(

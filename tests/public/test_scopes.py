@@ -129,7 +129,7 @@ def test_withdrawing_refreshes_the_pages_that_link_to_the_document(
     client, filed, publisher, committed
 ):
     citing = DocumentFactory(
-        number=12, topic=filed["third"], summary="Builds on LIT-004."
+        number=12, topic=filed["third"], summary="Builds on LIT-004.", published=True
     )
     write_references(documents=[citing])
     own = filed["document"].get_absolute_url()
@@ -216,7 +216,9 @@ def test_publishing_a_decision_refreshes_the_decisions_and_what_names_it(
     client, filed, publisher, committed
 ):
     decision = DecisionRecordFactory(number=26, draft=True, title="One axis")
-    naming = DocumentFactory(number=15, topic=filed["third"], summary="See ADR-026.")
+    naming = DocumentFactory(
+        number=15, topic=filed["third"], summary="See ADR-026.", published=True
+    )
     write_references(documents=[naming])
     pages = [
         reverse("catalogue:decision-list"),

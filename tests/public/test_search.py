@@ -39,7 +39,7 @@ def document_labels(soup):
     ],
 )
 def test_typing_an_identifier_goes_straight_to_the_record(client, query, location):
-    DocumentFactory(number=325)
+    DocumentFactory(number=325, published=True)
     DecisionRecordFactory(number=59)
 
     response = client.get(reverse("catalogue:search"), {"q": query})
@@ -60,9 +60,14 @@ def test_documents_decision_records_and_topics_are_searched_together(client):
     TopicFactory(name="Distributed optimization", scope="sharding and checkpointing")
     DecisionRecordFactory(title="Checkpointing policy", body="We checkpoint hourly.")
     DocumentFactory(
-        number=4, title="Sublinear memory", summary="Gradient checkpointing."
+        number=4,
+        title="Sublinear memory",
+        summary="Gradient checkpointing.",
+        published=True,
     )
-    DocumentFactory(number=5, title="Unrelated", summary="Nothing to see.")
+    DocumentFactory(
+        number=5, title="Unrelated", summary="Nothing to see.", published=True
+    )
 
     soup = search(client, q="checkpointing")
 
@@ -77,7 +82,10 @@ def test_documents_decision_records_and_topics_are_searched_together(client):
 
 def test_each_record_appears_once_whatever_matches_it(client):
     document = DocumentFactory(
-        title="Checkpointing", authors="Checkpointing Group", summary="Checkpointing."
+        title="Checkpointing",
+        authors="Checkpointing Group",
+        summary="Checkpointing.",
+        published=True,
     )
     document.tags.add("checkpointing", "memory")
 
@@ -87,9 +95,15 @@ def test_each_record_appears_once_whatever_matches_it(client):
 
 
 def test_exclusion_and_alternatives(client):
-    DocumentFactory(number=1, title="DiLoCo", summary="Rare synchronisation.")
-    DocumentFactory(number=2, title="Streaming DiLoCo", summary="Overlapping.")
-    DocumentFactory(number=3, title="ZeRO", summary="Sharded optimizer state.")
+    DocumentFactory(
+        number=1, title="DiLoCo", summary="Rare synchronisation.", published=True
+    )
+    DocumentFactory(
+        number=2, title="Streaming DiLoCo", summary="Overlapping.", published=True
+    )
+    DocumentFactory(
+        number=3, title="ZeRO", summary="Sharded optimizer state.", published=True
+    )
 
     assert document_labels(search(client, q="diloco -streaming")) == ["LIT-001"]
     assert sorted(document_labels(search(client, q="zero or streaming"))) == [
@@ -99,14 +113,21 @@ def test_exclusion_and_alternatives(client):
 
 
 def test_a_phrase_matches_its_words_in_order(client):
-    DocumentFactory(number=1, title="T", summary="Deep gradient compression works.")
-    DocumentFactory(number=2, title="T", summary="Compression of the gradient.")
+    DocumentFactory(
+        number=1, title="T", summary="Deep gradient compression works.", published=True
+    )
+    DocumentFactory(
+        number=2, title="T", summary="Compression of the gradient.", published=True
+    )
 
     assert document_labels(search(client, q='"gradient compression"')) == ["LIT-001"]
 
 
 def test_matching_passage_is_highlighted_and_escaped(client):
-    DocumentFactory(summary="<script>x()</script> Gradient checkpointing saves memory.")
+    DocumentFactory(
+        summary="<script>x()</script> Gradient checkpointing saves memory.",
+        published=True,
+    )
 
     soup = search(client, q="checkpointing")
 
@@ -119,17 +140,26 @@ def test_matching_passage_is_highlighted_and_escaped(client):
 
 
 def test_results_are_ranked_by_relevance(client):
-    DocumentFactory(number=1, title="A survey", summary="Mentions sharding once.")
     DocumentFactory(
-        number=2, title="Sharding everything", summary="Sharding, sharding, sharding."
+        number=1, title="A survey", summary="Mentions sharding once.", published=True
+    )
+    DocumentFactory(
+        number=2,
+        title="Sharding everything",
+        summary="Sharding, sharding, sharding.",
+        published=True,
     )
 
     assert document_labels(search(client, q="sharding")) == ["LIT-002", "LIT-001"]
 
 
 def test_words_match_their_stems(client):
-    DocumentFactory(number=1, summary="The optimizer checkpoints its state.")
-    DocumentFactory(number=2, title="T", summary="One pipeline stage per device.")
+    DocumentFactory(
+        number=1, summary="The optimizer checkpoints its state.", published=True
+    )
+    DocumentFactory(
+        number=2, title="T", summary="One pipeline stage per device.", published=True
+    )
 
     assert document_labels(search(client, q="checkpointing")) == ["LIT-001"]
     assert document_labels(search(client, q="pipelines")) == ["LIT-002"]
@@ -137,14 +167,20 @@ def test_words_match_their_stems(client):
 
 
 def test_a_title_match_ranks_above_a_summary_match(client):
-    DocumentFactory(number=1, title="A survey", summary="Touches on sharding.")
-    DocumentFactory(number=2, title="Sharding at scale", summary="A long study.")
+    DocumentFactory(
+        number=1, title="A survey", summary="Touches on sharding.", published=True
+    )
+    DocumentFactory(
+        number=2, title="Sharding at scale", summary="A long study.", published=True
+    )
 
     assert document_labels(search(client, q="sharding")) == ["LIT-002", "LIT-001"]
 
 
 def test_title_matches_are_highlighted_and_escaped(client):
-    DocumentFactory(number=1, title="<b>Pipeline</b> parallelism", summary="Stages.")
+    DocumentFactory(
+        number=1, title="<b>Pipeline</b> parallelism", summary="Stages.", published=True
+    )
 
     title = search(client, q="pipeline").select_one(".result-title a")
 
@@ -156,7 +192,7 @@ def test_title_matches_are_highlighted_and_escaped(client):
 def test_a_passage_starts_and_ends_on_word_boundaries(client):
     words = [f"filler{n}" for n in range(200)]
     words[100] = "checkpointing"
-    DocumentFactory(title="T", summary=" ".join(words) + ".")
+    DocumentFactory(title="T", summary=" ".join(words) + ".", published=True)
 
     passage = search(client, q="checkpointing").select_one(".passage").get_text()
 
@@ -178,7 +214,7 @@ def test_a_passage_starts_and_ends_on_word_boundaries(client):
     ],
 )
 def test_an_identifier_the_record_does_not_hold_says_so(client, query, notice):
-    DocumentFactory(number=1)
+    DocumentFactory(number=1, published=True)
 
     soup = search(client, q=query)
 
@@ -186,7 +222,7 @@ def test_an_identifier_the_record_does_not_hold_says_so(client, query, notice):
 
 
 def test_the_search_page_has_one_search_box(client):
-    DocumentFactory()
+    DocumentFactory(published=True)
 
     soup = search(client, q="anything")
 
@@ -198,7 +234,7 @@ def test_the_search_page_has_one_search_box(client):
     "query", ["-" * 40, "- " * 40, "a " + "-" * 40 + " b", '""', "--a", "or or", "—"]
 )
 def test_queries_of_operators_alone_answer_a_page(client, query):
-    DocumentFactory(title="a b")
+    DocumentFactory(title="a b", published=True)
 
     assert client.get(reverse("catalogue:search"), {"q": query}).status_code == 200
 
@@ -210,7 +246,7 @@ def test_the_search_vector_is_stored_and_indexed(client):
             "SELECT indexdef FROM pg_indexes WHERE tablename = 'catalogue_document'"
         )
         indexes = [row[0] for row in cursor.fetchall()]
-    DocumentFactory(number=1, title="Sharding")
+    DocumentFactory(number=1, title="Sharding", published=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT search_vector::text FROM catalogue_document")
         [(vector,)] = cursor.fetchall()
@@ -230,9 +266,13 @@ def test_unpublished_documents_are_never_found(client, trait):
 
 def test_filters_narrow_results_and_stay_in_the_url(client):
     topic = TopicFactory(slug="optimisation")
-    DocumentFactory(number=1, year=2016, topic=topic, summary="Sharding.")
-    DocumentFactory(number=2, year=2023, topic=topic, summary="Sharding.")
-    DocumentFactory(number=3, year=2023, summary="Sharding.")
+    DocumentFactory(
+        number=1, year=2016, topic=topic, summary="Sharding.", published=True
+    )
+    DocumentFactory(
+        number=2, year=2023, topic=topic, summary="Sharding.", published=True
+    )
+    DocumentFactory(number=3, year=2023, summary="Sharding.", published=True)
 
     soup = search(client, q="sharding", topic="optimisation", year_from="2020")
 
@@ -242,15 +282,15 @@ def test_filters_narrow_results_and_stay_in_the_url(client):
 
 
 def test_filters_alone_list_matching_documents(client):
-    DocumentFactory(number=1, year=2016)
-    DocumentFactory(number=2, year=2023)
+    DocumentFactory(number=1, year=2016, published=True)
+    DocumentFactory(number=2, year=2023, published=True)
 
     assert document_labels(search(client, year_to="2020")) == ["LIT-001"]
 
 
 def test_results_are_paginated(client):
     for number in range(1, 56):
-        DocumentFactory(number=number, title="Sharding")
+        DocumentFactory(number=number, title="Sharding", published=True)
 
     first = search(client, q="sharding")
     second = search(client, q="sharding", page="2")
@@ -272,20 +312,20 @@ def test_results_are_paginated(client):
     ],
 )
 def test_malformed_parameters_are_refused_with_a_client_error(client, params, status):
-    DocumentFactory()
+    DocumentFactory(published=True)
 
     assert client.get(reverse("catalogue:search"), params).status_code == status
 
 
 def test_a_word_left_out_alone_lists_every_other_document(client):
-    DocumentFactory(number=1, title="Sharding", summary="Sharding.")
-    DocumentFactory(number=2, title="Pipelines", summary="Stages.")
+    DocumentFactory(number=1, title="Sharding", summary="Sharding.", published=True)
+    DocumentFactory(number=2, title="Pipelines", summary="Stages.", published=True)
 
     assert document_labels(search(client, q="-sharding")) == ["LIT-002"]
 
 
 def test_an_empty_search_shows_the_form_only(client):
-    DocumentFactory()
+    DocumentFactory(published=True)
 
     soup = search(client)
 
@@ -294,10 +334,10 @@ def test_an_empty_search_shows_the_form_only(client):
 
 
 def test_search_results_download_as_citations(client):
-    DocumentFactory(number=1, year=2016, title="Sharding early")
-    DocumentFactory(number=2, year=2023, title="Sharding late")
+    DocumentFactory(number=1, year=2016, title="Sharding early", published=True)
+    DocumentFactory(number=2, year=2023, title="Sharding late", published=True)
     DocumentFactory(number=3, year=2023, title="Sharding secret", draft=True)
-    DocumentFactory(number=4, year=2023, title="Unrelated")
+    DocumentFactory(number=4, year=2023, title="Unrelated", published=True)
 
     soup = search(client, q="sharding", year_from="2020")
     link = soup.select_one(".cite-links a")["href"]
@@ -331,6 +371,7 @@ def test_the_full_text_tables_follow_every_write(imported_seed):
         source_identifier="ARXIV-1604.06174",
         citation_note="(SoCC ‘25)",
         summary="Stages.",
+        published=True,
     )
     topic = TopicFactory(name="Evaluation", scope="benchmarks")
     decision = DecisionRecordFactory(number=77, title="Summaries", body="Claims.")

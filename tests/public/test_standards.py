@@ -35,13 +35,6 @@ def record(imported_seed):
     )
     publisher = UserFactory(publisher=True)
     lit4 = Document.objects.get(number=4)
-    lit4.tags.add("memory")
-    actions.documents.edit_document(
-        document=lit4,
-        user=publisher,
-        changes={"summary": lit4.summary.replace("48G", "48 GB")},
-    )
-    actions.documents.publish(document=lit4, user=publisher, note="Units spelled out.")
     citing = DocumentFactory(
         number=900,
         registry=lit4.registry,
@@ -51,6 +44,14 @@ def record(imported_seed):
         withdrawn=True,
     )
     write_references(documents=[citing])
+    # LIT-004's revision is the record's newest version.
+    lit4.tags.add("memory")
+    actions.documents.edit_document(
+        document=lit4,
+        user=publisher,
+        changes={"summary": lit4.summary.replace("48G", "48 GB")},
+    )
+    actions.documents.publish(document=lit4, user=publisher, note="Units spelled out.")
     return {"topic": topic}
 
 

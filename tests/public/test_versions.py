@@ -155,7 +155,7 @@ def test_publishing_raises_the_topic_count_by_one(
     client, django_capture_on_commit_callbacks
 ):
     topic = TopicFactory()
-    DocumentFactory(topic=topic)
+    DocumentFactory(topic=topic, published=True)
     draft = DocumentFactory(topic=topic, draft=True)
     before = client.get(topic.get_absolute_url()).context["counts"][0].listed
 

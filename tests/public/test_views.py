@@ -13,10 +13,10 @@ pytestmark = pytest.mark.django_db
 def test_full_index_lists_topics_in_editorial_order_with_counts(client):
     later = TopicFactory(name="Evaluation", position=2)
     first = TopicFactory(name="Architectures", position=1)
-    DocumentFactory.create_batch(2, topic=later)
-    DocumentFactory(topic=first, registry=RegistryFactory(prefix="PRA"))
+    DocumentFactory.create_batch(2, topic=later, published=True)
+    DocumentFactory(topic=first, registry=RegistryFactory(prefix="PRA"), published=True)
     DocumentFactory(topic=first, draft=True)
-    DocumentFactory.create_batch(3, unfiled=True)
+    DocumentFactory.create_batch(3, unfiled=True, published=True)
 
     soup = soup_of(client.get(reverse("catalogue:index")))
 
@@ -33,9 +33,9 @@ def test_full_index_lists_topics_in_editorial_order_with_counts(client):
 
 def test_topic_page_counts_its_documents_of_all_public_ones(client):
     topic = TopicFactory()
-    DocumentFactory.create_batch(2, topic=topic)
-    DocumentFactory(topic=TopicFactory())
-    DocumentFactory(unfiled=True)
+    DocumentFactory.create_batch(2, topic=topic, published=True)
+    DocumentFactory(topic=TopicFactory(), published=True)
+    DocumentFactory(unfiled=True, published=True)
     DocumentFactory(topic=topic, in_review=True)
 
     soup = soup_of(client.get(topic.get_absolute_url()))
@@ -47,9 +47,9 @@ def test_topic_page_counts_its_documents_of_all_public_ones(client):
 
 def test_topic_page_lists_rows_in_number_order_with_versions(client):
     topic = TopicFactory()
-    DocumentFactory(topic=topic, number=16, version=2)
-    DocumentFactory(topic=topic, number=4, version=1)
-    DocumentFactory(topic=topic, number=1000, version=3)
+    DocumentFactory(topic=topic, number=16, version=2, published=True)
+    DocumentFactory(topic=topic, number=4, version=1, published=True)
+    DocumentFactory(topic=topic, number=1000, version=3, published=True)
 
     soup = soup_of(client.get(topic.get_absolute_url()))
 
@@ -58,7 +58,9 @@ def test_topic_page_lists_rows_in_number_order_with_versions(client):
 
 
 def test_document_page_shows_citation_summary_status_and_topic(client):
-    document = DocumentFactory(sublinear_memory=True, summary="Gradient checkpointing.")
+    document = DocumentFactory(
+        sublinear_memory=True, summary="Gradient checkpointing.", published=True
+    )
     document.tags.add("memory")
 
     soup = soup_of(client.get("/LIT-004/"))
@@ -81,6 +83,7 @@ def test_document_page_of_a_venue_citation_has_no_link(client):
         year=2020,
         source_identifier="",
         citation_note="OSDI ‘20",
+        published=True,
     )
 
     soup = soup_of(client.get("/LIT-051/"))
@@ -90,7 +93,7 @@ def test_document_page_of_a_venue_citation_has_no_link(client):
 
 
 def test_unpadded_identifier_redirects_to_the_permanent_one(client):
-    DocumentFactory(number=4)
+    DocumentFactory(number=4, published=True)
 
     response = client.get("/LIT-0004/")
 
@@ -102,7 +105,7 @@ def test_unpadded_identifier_redirects_to_the_permanent_one(client):
     "path", ["/LIT-999/", "/LIT-99999999999999999999/", "/lit-004/", "/LIT-4/"]
 )
 def test_unknown_or_malformed_identifiers_are_not_found(client, path):
-    DocumentFactory(number=4)
+    DocumentFactory(number=4, published=True)
 
     assert client.get(path).status_code == 404
 
@@ -110,7 +113,7 @@ def test_unknown_or_malformed_identifiers_are_not_found(client, path):
 @pytest.mark.parametrize("trait", ["draft", "in_review"])
 def test_unpublished_documents_appear_on_no_public_page(client, trait):
     topic = TopicFactory()
-    DocumentFactory(topic=topic, title="Published work")
+    DocumentFactory(topic=topic, title="Published work", published=True)
     hidden = DocumentFactory(topic=topic, title="Secret draft", **{trait: True})
     DocumentFactory(unfiled=True, title="Unfiled draft", **{trait: True})
     pages = [
@@ -128,9 +131,9 @@ def test_unpublished_documents_appear_on_no_public_page(client, trait):
 
 
 def test_unfiled_page_lists_public_unfiled_documents(client):
-    DocumentFactory(unfiled=True, number=9)
-    DocumentFactory(unfiled=True, number=3)
-    DocumentFactory(number=5)
+    DocumentFactory(unfiled=True, number=9, published=True)
+    DocumentFactory(unfiled=True, number=3, published=True)
+    DocumentFactory(number=5, published=True)
 
     soup = soup_of(client.get(reverse("catalogue:unfiled")))
 
@@ -159,8 +162,8 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     client, django_assert_num_queries, documents
 ):
     topic = TopicFactory(slug="busy")
-    first, *_ = DocumentFactory.create_batch(documents, topic=topic)
-    DocumentFactory.create_batch(documents, unfiled=True)
+    first, *_ = DocumentFactory.create_batch(documents, topic=topic, published=True)
+    DocumentFactory.create_batch(documents, unfiled=True, published=True)
     TopicFactory.create_batch(3)
 
     # Topics, documents per topic, preface.
@@ -174,13 +177,14 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
         soup_of(client.get(reverse("catalogue:unfiled")))
     # Document with registry and topic, its tags, its versions, documents and
     # decision records that name it.
+    path = first.get_absolute_url()
     with django_assert_num_queries(5):
-        soup_of(client.get(first.get_absolute_url()))
+        soup_of(client.get(path))
 
 
 def test_topic_table_links_titles_and_flags_only_unusual_statuses(client):
     topic = TopicFactory()
-    DocumentFactory(topic=topic, number=1, title="Active work")
+    DocumentFactory(topic=topic, number=1, title="Active work", published=True)
     DocumentFactory(topic=topic, number=2, title="Retired work", withdrawn=True)
 
     soup = soup_of(client.get(topic.get_absolute_url()))
@@ -197,8 +201,8 @@ def test_topic_table_links_titles_and_flags_only_unusual_statuses(client):
 
 def test_filtered_topic_page_counts_what_it_shows_and_cites_only_that(client):
     topic = TopicFactory(slug="busy")
-    DocumentFactory(topic=topic, number=1, year=2016)
-    DocumentFactory(topic=topic, number=2, year=2021)
+    DocumentFactory(topic=topic, number=1, year=2016, published=True)
+    DocumentFactory(topic=topic, number=2, year=2021, published=True)
     DocumentFactory(topic=topic, number=3, year=2022, withdrawn=True)
 
     soup = soup_of(client.get("/topics/busy/?year_from=2020&page=1"))
@@ -216,7 +220,7 @@ def test_filtered_topic_page_counts_what_it_shows_and_cites_only_that(client):
 
 def test_topic_download_keeps_withdrawn_documents_when_the_filter_asks(client):
     topic = TopicFactory(slug="busy")
-    DocumentFactory(topic=topic, number=1)
+    DocumentFactory(topic=topic, number=1, published=True)
     DocumentFactory(topic=topic, number=3, withdrawn=True)
 
     response = client.get("/topics/busy/cite.bib?status=withdrawn")
@@ -229,7 +233,7 @@ def test_topic_download_keeps_withdrawn_documents_when_the_filter_asks(client):
 
 def test_cite_and_feed_links_come_before_the_table(client):
     topic = TopicFactory()
-    DocumentFactory(topic=topic)
+    DocumentFactory(topic=topic, published=True)
 
     html = client.get(topic.get_absolute_url()).content.decode()
 
@@ -239,8 +243,8 @@ def test_cite_and_feed_links_come_before_the_table(client):
 
 def test_registry_and_tag_pages_show_each_documents_topic(client):
     topic = TopicFactory(name="Evaluation", slug="evaluation")
-    DocumentFactory(number=1, topic=topic).tags.add("memory")
-    DocumentFactory(number=2, unfiled=True).tags.add("memory")
+    DocumentFactory(number=1, topic=topic, published=True).tags.add("memory")
+    DocumentFactory(number=2, unfiled=True, published=True).tags.add("memory")
 
     for path in ["/registries/LIT/", "/tags/memory/"]:
         soup = soup_of(client.get(path))
@@ -254,8 +258,8 @@ def test_registry_and_tag_pages_show_each_documents_topic(client):
 
 
 def test_tag_index_lists_public_tags_with_their_counts(client):
-    DocumentFactory.create_batch(2)[0].tags.add("memory", "scaling")
-    DocumentFactory().tags.add("memory")
+    DocumentFactory.create_batch(2, published=True)[0].tags.add("memory", "scaling")
+    DocumentFactory(published=True).tags.add("memory")
     DocumentFactory(draft=True).tags.add("memory", "secret")
 
     soup = soup_of(client.get(reverse("catalogue:tag-list")))
@@ -266,7 +270,9 @@ def test_tag_index_lists_public_tags_with_their_counts(client):
 
 
 def test_document_page_links_the_pdf_and_shows_the_citation_to_copy(client):
-    DocumentFactory(sublinear_memory=True, summary="Gradient checkpointing.")
+    DocumentFactory(
+        sublinear_memory=True, summary="Gradient checkpointing.", published=True
+    )
 
     soup = soup_of(client.get("/LIT-004/"))
 
@@ -284,7 +290,9 @@ def test_document_page_links_the_pdf_and_shows_the_citation_to_copy(client):
 
 
 def test_document_page_of_a_doi_links_the_resolver_and_offers_no_pdf(client):
-    DocumentFactory(number=9, source_identifier="DOI:10.1109/TAC.2003.812781")
+    DocumentFactory(
+        number=9, source_identifier="DOI:10.1109/TAC.2003.812781", published=True
+    )
 
     soup = soup_of(client.get("/LIT-009/"))
 

@@ -28,7 +28,7 @@ def enrich_metadata(*args):
 @pytest.fixture
 def record(metadata_sources, publisher):
     topic = TopicFactory(name="Distributed optimization")
-    public = DocumentFactory(sublinear_memory=True, topic=topic)
+    public = DocumentFactory(sublinear_memory=True, topic=topic, published=True)
     public.tags.add("memory")
     draft = DocumentFactory(
         number=9,
@@ -37,9 +37,11 @@ def record(metadata_sources, publisher):
         year=2003,
         source_identifier="DOI:10.1109/TAC.2003.812781",
     )
-    unknown = DocumentFactory(number=12, source_identifier="DOI:10.5555/missing")
+    unknown = DocumentFactory(
+        number=12, source_identifier="DOI:10.5555/missing", published=True
+    )
     venue_only = DocumentFactory(
-        number=15, source_identifier="", citation_note="OSDI ‘20"
+        number=15, source_identifier="", citation_note="OSDI ‘20", published=True
     )
     return {"public": public, "draft": draft, "unknown": unknown, "venue": venue_only}
 
@@ -145,8 +147,8 @@ def test_a_second_run_proposes_nothing_new(record, publisher):
 
 
 def test_a_service_that_does_not_answer_is_asked_once(offline_sources):
-    DocumentFactory(number=4, source_identifier="ARXIV-1604.06174")
-    DocumentFactory(number=5, source_identifier="ARXIV-2105.05720")
+    DocumentFactory(number=4, source_identifier="ARXIV-1604.06174", published=True)
+    DocumentFactory(number=5, source_identifier="ARXIV-2105.05720", published=True)
 
     lines = enrich_metadata()
 
