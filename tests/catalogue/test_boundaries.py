@@ -147,7 +147,10 @@ class TestCheckUnissued:
             check_unissued(registry=registry, number=783)
 
         assert refusal.value.code == "number_issued"
-        assert "LIT-783 was issued before" in refusal.value.message
+        assert refusal.value.message == (
+            "LIT-783 was issued before (LIT has issued up to 783); a number is "
+            "never reused. Leave it blank for the next one."
+        )
 
     def test_a_number_a_bulk_load_wrote_above_the_mark_counts_as_issued(self):
         registry = RegistryFactory()
@@ -174,6 +177,9 @@ class TestCheckUnissued:
             check_unissued(registry=registry, number=number)
 
         assert refusal.value.code == "number_out_of_range"
+        assert refusal.value.message == (
+            f"LIT numbers run from 1 to 2147483647; {number} is out of range."
+        )
 
     def test_number_one_is_accepted_in_a_new_registry(self):
         check_unissued(registry=RegistryFactory(), number=1)
@@ -211,6 +217,9 @@ class TestIssueNumber:
             issue_number(registry=registry)
 
         assert refusal.value.code == "numbers_exhausted"
+        assert refusal.value.message == (
+            "Registry LIT has issued its last number, 2147483647."
+        )
         assert Registry.objects.get().last_number == LAST_NUMBER
 
 
@@ -229,3 +238,11 @@ class TestMarkIssued:
         mark_issued(registry=registry, number=3)
 
         assert Registry.objects.get().last_number == 7
+
+    def test_marking_a_number_leaves_other_registries_marks(self):
+        registry = RegistryFactory(last_number=7)
+        other = RegistryFactory(prefix="ADR", last_number=2)
+
+        mark_issued(registry=registry, number=12)
+
+        assert Registry.objects.get(pk=other.pk).last_number == 2

@@ -73,6 +73,23 @@ def test_neighbouring_runs_of_one_kind_are_one_run():
     ]
 
 
+def test_a_change_between_repeated_sentences_is_shown_where_it_is():
+    # "X." and "Y." are held once by each text and anchor the comparison;
+    # "A." is held twice, so the run between them is compared as a whole.
+    old, new = "P1. X. A. B. A. Y. Z1.", "P2. X. A. C. A. Y. Z2."
+
+    assert word_diff(old, new) == [
+        Change("delete", "P1."),
+        Change("insert", "P2."),
+        Change("equal", " X. A. "),
+        Change("delete", "B."),
+        Change("insert", "C."),
+        Change("equal", " A. Y. "),
+        Change("delete", "Z1."),
+        Change("insert", "Z2."),
+    ]
+
+
 @pytest.fixture
 def weighed(monkeypatch):
     """The number of token pairs each comparison was asked to weigh."""
