@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,15 @@ lock: | $(BIN)/python
 	$(PIP_COMPILE) --constraint requirements.lock --output-file requirements-dev.lock \
 		requirements-dev.txt
 
+## mutation: mutants of catalogue/identifiers.py, catalogue/numbering.py,
+## actions/batch.py (the batch writer) and public/diffs.py, each run against the tests that cover
+## it (pyproject.toml [tool.mutmut]); prints the survivors. One mutant at a time:
+## the runs share one SQLite test database (--reuse-db).
+mutation: $(VENV)/.installed-dev
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 1
+	$(BIN)/mutmut results
+
 ## lint: what CI checks besides the tests
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -116,4 +125,4 @@ bench-jobs: $(VENV)/.installed-dev
 		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .coverage htmlcov
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .coverage htmlcov mutants
