@@ -1,4 +1,4 @@
-"""The decision records' workflow: saving, publishing and supersession.
+"""The decision records' actions: saving, publishing and supersession.
 
 A decision record is a draft, which readers never see, until a publisher
 publishes it. Then, as with documents, an edit to it is held as its pending

@@ -1,9 +1,11 @@
-"""The documents' workflow: the verbs editors and publishers use.
+"""The documents' actions: what editors and publishers do to a document.
 
-Each verb is one transaction that checks the user's permission and its
-precondition (``steps``), changes state, and expires the cached pages the
-change affects once it commits. The admin's form, its bulk actions and its
-buttons all call these; nothing important happens in a signal.
+Each action is one transaction that checks the actor's permission and its
+precondition (``steps``), changes state, and keeps every promise itself: the
+audit entry, the version row, the number, and the pages the change shows on,
+expired once it commits (``pages``). The admin's form, its bulk actions and
+buttons, the imports and the commands all call these; nothing important
+happens in a signal.
 
 Readers see a document's row. An edit to a public document is held as its
 pending revision until a publisher publishes it; an unpublished document is

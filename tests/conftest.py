@@ -15,7 +15,12 @@ from playwright.sync_api import sync_playwright
 import actions.documents
 from jobs import queue
 from pagecache import generations
-from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    TopicFactory,
+    UserFactory,
+)
 from tests.sources.fake_sources import FakeSources
 from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
 
@@ -238,6 +243,26 @@ def filed(publisher):
         "document": document,
         "other": other,
     }
+
+
+@pytest.fixture
+def public_record():
+    """A small public record, as the desk makes one: a topic, LIT-004 and
+    LIT-007 (which cites it and is tagged "memory"), both published, and a
+    published decision record, ADR-026."""
+    topic = TopicFactory(name="Distributed optimization", slug="distributed")
+    cited = DocumentFactory(
+        number=4, topic=topic, title="Sublinear memory", published=True
+    )
+    citing = DocumentFactory(
+        number=7,
+        topic=topic,
+        summary="Builds on LIT-004.",
+        tags=["memory"],
+        published=True,
+    )
+    DecisionRecordFactory(number=26, title="One axis for both registries")
+    return {"topic": topic, "cited": cited, "citing": citing}
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,12 @@ class DocumentFactory(DjangoModelFactory):
     topic = factory.SubFactory(TopicFactory)
 
     @factory.post_generation
+    def tags(document, create, extracted, **kwargs):
+        """``tags=["memory"]``: its tags, given before it is published."""
+        if create and extracted:
+            document.tags.add(*extracted)
+
+    @factory.post_generation
     def published(document, create, extracted, **kwargs):
         if create and extracted:
             actions.documents.publish(document=document, user=factory_publisher())

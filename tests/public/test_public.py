@@ -25,22 +25,6 @@ XML = {
 }
 
 
-@pytest.fixture
-def record():
-    """A small public record: one topic, two documents, a decision, a tag."""
-    topic = TopicFactory(name="Distributed optimization", slug="distributed")
-    cited = DocumentFactory(
-        number=4, topic=topic, title="Sublinear memory", published=True
-    )
-    citing = DocumentFactory(
-        number=7, topic=topic, summary="Builds on LIT-004.", published=True
-    )
-    citing.tags.add("memory")
-    write_references(documents=[citing])
-    DecisionRecordFactory(number=26, title="One axis for both registries")
-    return {"topic": topic, "cited": cited, "citing": citing}
-
-
 PAGES = {
     "full index": lambda r: reverse("catalogue:index"),
     "topic": lambda r: r["topic"].get_absolute_url(),
@@ -65,8 +49,10 @@ FEEDS = {
 
 
 @pytest.mark.parametrize("page", PAGES, ids=list(PAGES))
-def test_every_page_type_opens_with_a_title_and_the_search_box(client, record, page):
-    soup = soup_of(client.get(PAGES[page](record)))
+def test_every_page_type_opens_with_a_title_and_the_search_box(
+    client, public_record, page
+):
+    soup = soup_of(client.get(PAGES[page](public_record)))
 
     assert soup.title.get_text().endswith("Anthology")
     assert soup.find("meta", attrs={"name": "description"})["content"]
@@ -75,10 +61,10 @@ def test_every_page_type_opens_with_a_title_and_the_search_box(client, record, p
 
 
 @pytest.mark.parametrize("trait", ["draft", "in_review"])
-def test_unpublished_documents_appear_nowhere_public(client, record, trait):
+def test_unpublished_documents_appear_nowhere_public(client, public_record, trait):
     secret = DocumentFactory(
         number=9,
-        topic=record["topic"],
+        topic=public_record["topic"],
         title="Secret memory plan",
         summary="Names LIT-004 and LIT-007.",
         **{trait: True},
@@ -89,7 +75,7 @@ def test_unpublished_documents_appear_nowhere_public(client, record, trait):
     DocumentVersion.snapshot(secret).save()
 
     for name, url in {**PAGES, **FEEDS}.items():
-        response = client.get(url(record))
+        response = client.get(url(public_record))
         assert response.status_code == 200, name
         content = response.content.decode()
         assert "Secret memory plan" not in content, name
@@ -100,11 +86,13 @@ def test_unpublished_documents_appear_nowhere_public(client, record, trait):
         client.get(reverse("catalogue:tag-detail", args=["secret-tag"])).status_code
         == 404
     )
-    topic = soup_of(client.get(record["topic"].get_absolute_url()))
+    topic = soup_of(client.get(public_record["topic"].get_absolute_url()))
     assert topic.select_one(".counts").get_text().startswith("2 of 2 LIT documents")
 
 
-def test_registry_page_lists_its_public_documents_in_number_order(client, record):
+def test_registry_page_lists_its_public_documents_in_number_order(
+    client, public_record
+):
     DocumentFactory(
         number=2,
         registry=RegistryFactory(prefix="PRA", name="Practices"),
@@ -126,7 +114,7 @@ def test_registry_page_lists_its_public_documents_in_number_order(client, record
     ]
 
 
-def test_unknown_registry_tag_topic_and_decision_are_not_found(client, record):
+def test_unknown_registry_tag_topic_and_decision_are_not_found(client, public_record):
     for url in [
         reverse("catalogue:registry-detail", args=["NOPE"]),
         reverse("catalogue:tag-detail", args=["nope"]),
@@ -170,7 +158,7 @@ def test_document_page_meta_tags_give_the_full_list_venue_and_date(client):
     assert meta("citation_journal_title") == []
 
 
-def test_tag_page_lists_documents_with_the_tag(client, record):
+def test_tag_page_lists_documents_with_the_tag(client, public_record):
     soup = soup_of(client.get(reverse("catalogue:tag-detail", args=["memory"])))
 
     assert [td.get_text() for td in soup.select("td.label")] == ["LIT-007"]
@@ -248,9 +236,9 @@ def test_decision_record_page_shows_its_status_and_what_names_it(client):
     assert [a.get_text() for a in soup.select(".referenced-by a")] == ["LIT-007"]
 
 
-def test_feeds_list_published_versions_newest_first(client, record):
+def test_feeds_list_published_versions_newest_first(client, public_record):
     publisher = UserFactory(publisher=True)
-    document = record["cited"]
+    document = public_record["cited"]
     actions.documents.edit_document(
         document=document, user=publisher, changes={"summary": "A revised summary."}
     )
@@ -269,7 +257,7 @@ def test_feeds_list_published_versions_newest_first(client, record):
     ] == titles
 
 
-def test_sitemap_lists_public_pages(client, record):
+def test_sitemap_lists_public_pages(client, public_record):
     sitemap = ElementTree.fromstring(
         client.get(reverse("catalogue:sitemap-section", args=["documents"])).content
     )
@@ -305,19 +293,21 @@ def test_a_topic_shows_up_to_a_thousand_rows_on_one_page(client):
 @pytest.mark.parametrize(
     "query", ["year_from=abc", "year_to=99999999999", "status=draft", "tag=nope"]
 )
-def test_malformed_filters_on_lists_are_client_errors(client, record, query):
-    response = client.get(f"{record['topic'].get_absolute_url()}?{query}")
+def test_malformed_filters_on_lists_are_client_errors(client, public_record, query):
+    response = client.get(f"{public_record['topic'].get_absolute_url()}?{query}")
 
     assert response.status_code == 400
 
 
-def test_topic_page_filters_by_year_and_shows_the_match_count(client, record):
-    record["cited"].year = 2016
-    record["cited"].save()
-    record["citing"].year = 2023
-    record["citing"].save()
+def test_topic_page_filters_by_year_and_shows_the_match_count(client, public_record):
+    public_record["cited"].year = 2016
+    public_record["cited"].save()
+    public_record["citing"].year = 2023
+    public_record["citing"].save()
 
-    soup = soup_of(client.get(record["topic"].get_absolute_url() + "?year_from=2020"))
+    soup = soup_of(
+        client.get(public_record["topic"].get_absolute_url() + "?year_from=2020")
+    )
 
     assert [td.get_text() for td in soup.select("td.label")] == ["LIT-007"]
     assert soup.select_one(".filters summary").get_text() == "Filter (1 match)"
