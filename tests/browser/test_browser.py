@@ -59,15 +59,22 @@ def test_reader_opens_the_seed_topic_from_the_full_index(
     assert page.url == f"{live_server.url}/"
 
 
+def follow(page, link):
+    """Click ``link`` and wait for the page it leads to: reading the page
+    before it arrives would read the one before."""
+    with page.expect_navigation():
+        link.click()
+
+
 def test_reader_follows_a_document_and_a_cross_reference_then_searches(
     page, live_server, reading_record
 ):
     page.goto(live_server.url)
-    page.get_by_role("link", name="Distributed optimization").click()
-    page.get_by_role("link", name="LIT-900", exact=True).click()
+    follow(page, page.get_by_role("link", name="Distributed optimization"))
+    follow(page, page.get_by_role("link", name="LIT-900", exact=True))
     assert page.locator("h1").inner_text() == "Checkpointing revisited"
 
-    page.locator(".summary").get_by_role("link", name="LIT-004").click()
+    follow(page, page.locator(".summary").get_by_role("link", name="LIT-004"))
     assert page.locator("h1").inner_text() == (
         "Training Deep Nets with Sublinear Memory Cost"
     )
@@ -78,13 +85,13 @@ def test_reader_follows_a_document_and_a_cross_reference_then_searches(
     banner.get_by_role("searchbox", name="Search the record").fill(
         '"pipeline parallelism"'
     )
-    banner.get_by_role("button", name="Search").click()
+    follow(page, banner.get_by_role("button", name="Search"))
     found = page.locator(".result-title a").all_text_contents()
     assert any(label.startswith("LIT-016 v2: GPipe:") for label in found)
 
     page.locator(".filters summary").click()
     page.get_by_label("From year").fill("2019")
-    page.get_by_role("button", name="Apply filters").click()
+    follow(page, page.get_by_role("button", name="Apply filters"))
     filtered = page.locator(".result-title a").all_text_contents()
     assert filtered and all(label in found for label in filtered)
     assert "GPipe" not in " ".join(filtered)  # 2018: filtered out.
@@ -94,7 +101,7 @@ def test_reader_follows_a_document_and_a_cross_reference_then_searches(
     main = page.get_by_role("main")
     assert banner.get_by_role("searchbox").count() == 0
     main.get_by_role("searchbox", name="Search the record").fill("pipelines")
-    main.get_by_role("button", name="Search").click()
+    follow(page, main.get_by_role("button", name="Search"))
     found = page.locator(".result-title a").all_text_contents()
     # The two with the word in their titles rank first.
     assert set(found[:2]) == {
@@ -105,7 +112,7 @@ def test_reader_follows_a_document_and_a_cross_reference_then_searches(
     assert page.locator(".result-title mark").first.inner_text() == "Pipeline"
 
     main.get_by_role("searchbox", name="Search the record").fill("lit 7")
-    main.get_by_role("button", name="Search").click()
+    follow(page, main.get_by_role("button", name="Search"))
     assert page.url == f"{live_server.url}/LIT-007/"
 
 

@@ -12,7 +12,7 @@ import io
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from catalogue.models import Document, DocumentVersion
+from catalogue.models import Document
 from tests.factories import (
     PASSWORD,
     DocumentFactory,
@@ -104,18 +104,16 @@ def desk_record(editorial_groups):
         topic=topic,
         number=4,
         title="Sublinear memory",
+        tags=["memory", "Checkpointing"],
         published=True,
     )
-    tagged.tags.add("memory", "Checkpointing")
-    DocumentVersion.snapshot(tagged).save()
-    successor = DocumentFactory(
+    DocumentFactory(
         registry=registry,
         topic=topic,
         number=10,
         title="The better method",
         published=True,
     )
-    DocumentVersion.snapshot(successor).save()
     return {
         "tagged": tagged,
         "editor": UserFactory(editor=True, username="ada"),
