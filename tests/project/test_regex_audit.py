@@ -20,19 +20,10 @@ from django.core.validators import RegexValidator
 from regexploit.ast.sre import SreOpParser
 from regexploit.redos import find
 
+from tests.project.test_layout import PROJECT
+
 ROOT = Path(__file__).resolve().parents[2]
-APPS = [
-    "actions",
-    "anthology",
-    "catalogue",
-    "editorial",
-    "formats",
-    "imports",
-    "jobs",
-    "pagecache",
-    "public",
-    "sources",
-]
+APPS = sorted(PROJECT)
 RE_FUNCTIONS = {"compile", "match", "fullmatch", "search", "sub", "subn", "split"}
 RE_FUNCTIONS |= {"findall", "finditer"}
 
