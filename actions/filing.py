@@ -58,8 +58,8 @@ def merge_tags(*, tags, into, user):
         if not folded:
             return target
         names = {tag.name.lower() for tag in folded}
-        documents = Document.objects.filter(tags__in=folded).distinct()
-        for document in documents.select_for_update():
+        tagged = Document.objects.filter(tags__in=folded).values("pk")
+        for document in Document.objects.filter(pk__in=tagged).select_for_update():
             # Through the tag manager, so the audit trail records each change.
             document.tags.add(target)
             document.tags.remove(*folded)
