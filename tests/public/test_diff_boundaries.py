@@ -8,7 +8,6 @@ from bs4 import BeautifulSoup
 
 from actions.batch import DocumentWrite, DocumentWriter
 from catalogue.models import Document
-from public import diffs
 from public.diffs import Change, render_word_diff, word_diff
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
 
@@ -88,20 +87,6 @@ def test_a_change_between_repeated_sentences_is_shown_where_it_is():
         Change("delete", "Z1."),
         Change("insert", "Z2."),
     ]
-
-
-@pytest.fixture
-def weighed(monkeypatch):
-    """The number of token pairs each comparison was asked to weigh."""
-    sizes = []
-
-    class Weighing(diffs.SequenceMatcher):
-        def __init__(self, *, a, b, autojunk):
-            sizes.append(len(a) * len(b))
-            super().__init__(a=a, b=b, autojunk=autojunk)
-
-    monkeypatch.setattr(diffs, "SequenceMatcher", Weighing)
-    return sizes
 
 
 def words(first, last):

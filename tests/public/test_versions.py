@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 import actions.documents
 from catalogue.models import Document
-from public import diffs
 from public.diffs import render_word_diff, word_diff
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
@@ -91,20 +90,6 @@ def test_any_two_texts_come_back_from_their_diff(old, new):
 
     assert "".join(c.text for c in changes if c.kind != "insert") == old
     assert "".join(c.text for c in changes if c.kind != "delete") == new
-
-
-@pytest.fixture
-def weighed(monkeypatch):
-    """The number of token pairs each comparison was asked to weigh."""
-    sizes = []
-
-    class Weighing(diffs.SequenceMatcher):
-        def __init__(self, *, a, b, autojunk):
-            sizes.append(len(a) * len(b))
-            super().__init__(a=a, b=b, autojunk=autojunk)
-
-    monkeypatch.setattr(diffs, "SequenceMatcher", Weighing)
-    return sizes
 
 
 def long_summary(words=12_000, sentence=12):
