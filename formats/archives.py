@@ -19,6 +19,7 @@ bomb stops there, whatever its headers say). Only the folder is unpacked.
 """
 
 import io
+import lzma
 import posixpath
 import re
 import stat
@@ -237,8 +238,8 @@ def unpack(data, found, target):
                 "unpack",
             ) from error
         try:
-            with archive.open(info) as source, path.open("xb") as copy:
-                while chunk := source.read(CHUNK):
+            with _opened(archive, info, found) as source, path.open("xb") as copy:
+                for chunk in _chunks(source, found, entry):
                     written += len(chunk)
                     if written > limit:
                         raise refuse(
@@ -253,12 +254,6 @@ def unpack(data, found, target):
                 f"{found.name}: the entry “{entry}” is in the archive twice.",
                 "duplicate",
             ) from error
-        except (zipfile.BadZipFile, zlib.error, EOFError) as error:
-            raise refuse(
-                f"{found.name}: the entry “{entry}” is damaged ({error}); zip the "
-                "folder again.",
-                "damaged",
-            ) from error
         except OSError as error:
             raise refuse(
                 f"{found.name}: the entry “{entry}” cannot be unpacked "
@@ -266,3 +261,45 @@ def unpack(data, found, target):
                 "unpack",
             ) from error
     return target / found.folder if found.folder else target
+
+
+# What zipfile and the decompressors raise for an entry whose bytes are not
+# what its header says, whatever its compression: deflate's zlib.error,
+# LZMA's LZMAError, bzip2's OSError ("Invalid data stream"), a CRC mismatch's
+# BadZipFile, a stream cut short's EOFError.
+DAMAGED_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+)
+
+
+def _damaged(found, entry, error):
+    return refuse(
+        f"{found.name}: the entry “{entry}” is damaged ({error}); zip the "
+        "folder again.",
+        "damaged",
+    )
+
+
+def _opened(archive, info, found):
+    try:
+        return archive.open(info)
+    except DAMAGED_ERRORS as error:
+        raise _damaged(found, info.filename, error) from error
+
+
+def _chunks(source, found, entry):
+    """The entry's bytes as they are decompressed; a damaged entry, refused."""
+    while True:
+        try:
+            chunk = source.read(CHUNK)
+        except DAMAGED_ERRORS as error:
+            raise _damaged(found, entry, error) from error
+        if not chunk:
+            return
+        yield chunk

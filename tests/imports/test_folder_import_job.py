@@ -385,6 +385,42 @@ def test_a_damaged_entry_stops_the_job_naming_it(admin_client):
     assert not DecisionRecord.objects.exists()
 
 
+def damaged(compression):
+    """The ADR folder zipped with ``compression``, a byte in the middle of one
+    entry's compressed data flipped."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, text in ADR_TOOLS.items():
+            archive.writestr(f"adr/{name}", text * 40)
+    data = bytearray(buffer.getvalue())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo(
+        "adr/0004-use-memcached-instead.md"
+    )
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for offset in range(info.compress_size // 3, info.compress_size // 3 + 8):
+        data[start + offset] ^= 0xFF
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "compression",
+    [zipfile.ZIP_DEFLATED, zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2],
+    ids=["deflate", "LZMA", "bzip2"],
+)
+def test_a_damaged_entry_is_refused_alike_in_every_compression(
+    admin_client, compression
+):
+    upload(admin_client, "adr.zip", damaged(compression))
+
+    job = Job.objects.get()
+    assert job.state == Job.State.FAILED
+    assert job.summary.startswith(
+        "adr.zip: the entry “adr/0004-use-memcached-instead.md” is damaged ("
+    )
+    assert job.summary.endswith("); zip the folder again. Nothing was written.")
+    assert not DecisionRecord.objects.exists()
+
+
 def test_an_editor_may_not_import_a_folder_nor_is_offered_it(client, editorial_groups):
     client.force_login(UserFactory(editor=True))
 
