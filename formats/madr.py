@@ -23,17 +23,17 @@ MADR file.
 """
 
 import datetime
-import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import filetype
 import yaml
 from markdown_it import MarkdownIt
 
+from catalogue.markdown import image_name, linked_file
 from catalogue.models import DecisionRelationKind, DecisionStatus
+from formats import safe_yaml
 from formats.problems import Problem
 
 NUMBERED_RE = re.compile(r"(?P<number>\d+)-[^/]*\.md", re.I)
@@ -185,27 +185,6 @@ def name_parts(name):
     return {"number": int(digits)}
 
 
-def image_name(src):
-    """The folder path an image's ``src`` names (``img/a.png``), or None for an
-    image from elsewhere (a URL, an absolute path, outside the folder)."""
-    parts = urlsplit(src)
-    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
-        return None
-    name = posixpath.normpath(unquote(parts.path))
-    if name.startswith("../") or name == "..":
-        return None
-    return name
-
-
-def linked_file(href):
-    """The file name a relative link names (``0003-x.md``), and its fragment;
-    (None, "") for a link elsewhere."""
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or not parts.path.lower().endswith(".md"):
-        return None, ""
-    return posixpath.basename(unquote(parts.path)), parts.fragment
-
-
 def _lines(text):
     return [line.rstrip("\r") for line in text.split("\n")]
 
@@ -238,22 +217,6 @@ def parse_decision(name, text):
     return parsed, problems
 
 
-class _FrontMatterLoader(yaml.SafeLoader):
-    """YAML's safe loader, except that a timestamp naming no real day
-    (``2025-13-01``) is the text it is written as, for the date to be read
-    as any other unreadable date."""
-
-
-def _timestamp_or_text(loader, node):
-    try:
-        return loader.construct_yaml_timestamp(node)
-    except ValueError:
-        return loader.construct_scalar(node)
-
-
-_FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
-
-
 def _front_matter(parsed, lines, problems):
     """The front matter's mapping and the index of the line after it."""
     if not lines or lines[0].rstrip("\r") != "---":
@@ -265,12 +228,11 @@ def _front_matter(parsed, lines, problems):
         problems.append(parsed.problem(1, "the front matter (---) is never closed"))
         return {}, len(lines)
     try:
-        front = yaml.load("\n".join(lines[1:end]), Loader=_FrontMatterLoader) or {}
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 2 if mark else 1
-        reason = getattr(error, "problem", None) or str(error)
-        problems.append(parsed.problem(line, f"the front matter is not YAML: {reason}"))
+        front = safe_yaml.load("\n".join(lines[1:end])) or {}
+    except safe_yaml.YAMLRefused as error:
+        problems.append(
+            parsed.problem(error.line + 1, f"the front matter is not YAML: {error}")
+        )
         return {}, end + 1
     if not isinstance(front, dict):
         problems.append(parsed.problem(2, "the front matter is not a mapping (key: …)"))

@@ -16,11 +16,15 @@ from django.utils.safestring import mark_safe
 
 from catalogue.citations import identifier_url, identifiers_in
 from catalogue.identifiers import Identifier, identifier_path
+from catalogue.markdown import image_name, linked_file
 from catalogue.models import DecisionRecord
 from catalogue.references import names_in
 from formats.madr import name_parts, references
 
 TAG_RE = re.compile(r"(<[^>]*>)")
+# A link or an image as the sanitiser writes them: the address first, quoted.
+HREF_RE = re.compile(r'<a href="(?P<href>[^"]*)"')
+IMG_RE = re.compile(r'<img src="(?P<src>[^"]*)"(?: alt="(?P<alt>[^"]*)")?[^>]*>')
 LINK_START_RE = re.compile(r"<a[\s>]")
 
 
@@ -131,3 +135,28 @@ def decision_files(texts):
         if number in public:
             files[name] = path(Identifier(DecisionRecord.PREFIX, number))
     return files
+
+
+def place_files(html, *, files, images):
+    """A decision's stored HTML with its links to sibling files (``files``:
+    name to page URL) and its images (``images``: name in the folder to URL)
+    placed; an image of the folder that is not stored shows as its alt text.
+    One pass over the links and images: nothing is rendered."""
+
+    def link(match):
+        name, fragment = linked_file(unescape(match["href"]))
+        if name not in files:
+            return match[0]
+        url = files[name] + (f"#{fragment}" if fragment else "")
+        return f'<a href="{escape(url)}"'
+
+    def image(match):
+        name = image_name(unescape(match["src"]))
+        if name is None:
+            return match[0]
+        if name not in images:
+            return match["alt"] or match["src"]
+        return match[0].replace(match["src"], escape(images[name]), 1)
+
+    html = HREF_RE.sub(link, str(html))
+    return mark_safe(IMG_RE.sub(image, html))  # Addresses escaped above.

@@ -25,8 +25,7 @@ from catalogue.models import (
 from catalogue.references import resolve
 from public import search
 from public.downloads import filtered_citation_response
-from public.links import decision_files, link_names_in_html
-from public.markdown import render_markdown
+from public.links import decision_files, link_names_in_html, place_files
 from public.rows import TableRow, document_rows, row_values
 from public.versions import version_comparison
 
@@ -392,8 +391,8 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             + f"?v={digest[:16]}"
             for name, digest in decision.images.values_list("name", "digest")
         }
-        body = render_markdown(
-            decision.body, files=decision_files([decision.body]), images=images
+        body = place_files(
+            decision.body_html, files=decision_files([decision.body]), images=images
         )
         return super().get_context_data(
             body=link_names_in_html(body, references),

@@ -1,19 +1,23 @@
 import hashlib
 import json
 
+from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import Identifier
+from catalogue.markdown import render_inline, render_markdown
 from catalogue.models.choices import (
     DecisionRelationKind,
     DecisionStatus,
     RevisionStatus,
 )
-from catalogue.models.fields import one_of, search_vector_field, user_field
+from catalogue.models.fields import NulRefused, one_of, search_vector_field, user_field
 from catalogue.models.held import HeldEdit, held_constraints
+
+BODY_MAX_CHARACTERS = 50_000
 
 
 class DecisionRecordQuerySet(models.QuerySet):
@@ -31,7 +35,7 @@ class DecisionRecordQuerySet(models.QuerySet):
         ).distinct()
 
 
-class DecisionRecord(models.Model):
+class DecisionRecord(NulRefused, models.Model):
     """An architecture decision record of the anthology itself (ADR-026)."""
 
     PREFIX = "ADR"
@@ -72,9 +76,18 @@ class DecisionRecord(models.Model):
             "informed), as written."
         ),
     )
+    # Rendering costs work in proportion to the text (a table's cells, a run
+    # of brackets): the bound is far above any team's record and keeps one
+    # save's rendering small.
     body = models.TextField(
-        blank=True, help_text=_("Context, decision and consequences, in Markdown.")
+        blank=True,
+        validators=[MaxLengthValidator(BODY_MAX_CHARACTERS)],
+        help_text=_("Context, decision and consequences, in Markdown."),
     )
+    # The HTML readers see, rendered from the Markdown when it is saved.
+    title_html = models.TextField(blank=True, editable=False)
+    status_html = models.TextField(blank=True, editable=False)
+    body_html = models.TextField(blank=True, editable=False)
     source_name = models.CharField(
         max_length=255,
         blank=True,
@@ -119,6 +132,21 @@ class DecisionRecord(models.Model):
     def __str__(self):
         return f"{self.identifier}: {self.title}"
 
+    def save(self, *args, **kwargs):
+        """Save, with the HTML of the Markdown saved rendered once, here: no
+        reader's request renders it."""
+        update_fields = kwargs.get("update_fields")
+        rendered = {
+            name: html
+            for name, html in RENDERED.items()
+            if update_fields is None or name in update_fields
+        }
+        for name, html in rendered.items():
+            setattr(self, html, RENDERERS[name](getattr(self, name)))
+        if update_fields is not None:
+            kwargs["update_fields"] = [*update_fields, *rendered.values()]
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self):
         return reverse(
             "catalogue:decision-detail", kwargs={"identifier": self.identifier}
@@ -154,6 +182,15 @@ class DecisionRecord(models.Model):
     def content_digest(self):
         """A digest of ``content()``: equal digests, equal content."""
         return content_digest(self.content())
+
+
+# Each Markdown field, the field holding its HTML, and how it renders.
+RENDERED = {"title": "title_html", "status_text": "status_html", "body": "body_html"}
+RENDERERS = {
+    "title": render_inline,
+    "status_text": render_inline,
+    "body": render_markdown,
+}
 
 
 def content_digest(content):

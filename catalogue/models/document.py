@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.validators import (
+    MaxLengthValidator,
     MaxValueValidator,
     MinValueValidator,
     RegexValidator,
@@ -29,6 +30,7 @@ from catalogue.models.choices import (
     RevisionStatus,
 )
 from catalogue.models.fields import (
+    NulRefused,
     StampedTimeField,
     at_least_one,
     one_of,
@@ -151,7 +153,10 @@ class DocumentManager(models.Manager.from_queryset(DocumentQuerySet)):
         return super().get_queryset().defer("search_vector")
 
 
-class CitedText(models.Model):
+SUMMARY_MAX_CHARACTERS = 10_000
+
+
+class CitedText(NulRefused, models.Model):
     """The citation fields and the summary: what a published version fixes."""
 
     title = models.CharField(max_length=500)
@@ -178,7 +183,12 @@ class CitedText(models.Model):
             "‘(SoCC ‘25)’, ‘— CoCoNet (ASPLOS 2022)’."
         ),
     )
-    summary = models.TextField(help_text=_("The text that follows the citation."))
+    # A summary is a paragraph or two; the bound keeps every page that lists
+    # summaries (a topic's hundred rows) a bounded amount of work.
+    summary = models.TextField(
+        validators=[MaxLengthValidator(SUMMARY_MAX_CHARACTERS)],
+        help_text=_("The text that follows the citation."),
+    )
     author_list = models.JSONField(
         default=list,
         blank=True,

@@ -5,6 +5,7 @@ from contextvars import ContextVar
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -88,3 +89,39 @@ def one_of(field, choices, name):
     return models.CheckConstraint(
         condition=Q(**{f"{field}__in": choices.values}), name=name
     )
+
+
+NUL_MESSAGE = _(
+    "holds a NUL character (U+0000), which no text of the record may hold; remove it"
+)
+
+
+def _holds_nul(value):
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
+class NulRefused:
+    """A model whose text (JSON's too) refuses a NUL character in validation,
+    on every database: PostgreSQL cannot store one, and SQLite would keep it.
+    Every way text comes in (forms, CSV rows, topic pages, decision folders)
+    validates the model, so each names the field it was found in."""
+
+    def clean_fields(self, exclude=None):
+        errors = {}
+        try:
+            super().clean_fields(exclude=exclude)
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+        for field in self._meta.concrete_fields:
+            if field.name in errors or field.name in (exclude or ()):
+                continue
+            if _holds_nul(field.value_from_object(self)):
+                errors[field.name] = [ValidationError(NUL_MESSAGE, code="nul")]
+        if errors:
+            raise ValidationError(errors)

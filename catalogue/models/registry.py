@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import PREFIX
 from catalogue.models.choices import PUBLIC_STATUSES
+from catalogue.models.fields import NulRefused
 
 PREFIX_VALIDATOR = RegexValidator(
     rf"^{PREFIX}\Z",
@@ -45,7 +46,7 @@ class RegistryQuerySet(models.QuerySet):
         ).order_by("prefix")
 
 
-class Registry(models.Model):
+class Registry(NulRefused, models.Model):
     """A register of documents with its own prefix and numbering (LIT-nnn)."""
 
     name = models.CharField(max_length=200)

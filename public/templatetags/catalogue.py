@@ -2,11 +2,11 @@ from django import template
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
-from public.links import link_names, link_names_in_html
-from public.markdown import render_inline, render_markdown
+from public.links import link_names
 
 register = template.Library()
 
@@ -28,16 +28,10 @@ def linked(text, targets):
 
 
 @register.filter
-def markdown_linked(text, targets):
-    """Markdown rendered safely, with every name of a public record linked."""
-    return link_names_in_html(render_markdown(text), targets or {})
-
-
-@register.filter
-def markdown_inline(text):
-    """One line of Markdown (a decision's title) rendered safely: `code` and
-    emphasis show as they do on GitHub."""
-    return render_inline(text)
+def rendered(html):
+    """HTML stored with a record, rendered from its Markdown and sanitised
+    when it was saved (``catalogue.markdown``): shown as it is."""
+    return mark_safe(html)  # Sanitised by nh3 when the record was saved.
 
 
 @register.simple_tag
@@ -46,7 +40,7 @@ def decision_status(decision):
     as one of ours says which; no status at all says it was not stated."""
     if not decision.status_text:
         return decision.get_status_display()
-    written = render_inline(decision.status_text)
+    written = mark_safe(decision.status_html)  # Sanitised when saved.
     if not decision.status or place_status(unlinked(decision.status_text))[1]:
         return written
     return format_html(

@@ -1,0 +1,161 @@
+"""Text the record refuses, refused alike on every way in and on both
+databases: a decision body or a summary over its size limit (the limit in the
+message), and a NUL character (which PostgreSQL cannot store and SQLite
+would keep). Each refusal names where: the file and field, the row and
+column, the line; and nothing is written."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from catalogue.models import DecisionRecord, Document
+from catalogue.models.decision import BODY_MAX_CHARACTERS
+from catalogue.models.document import SUMMARY_MAX_CHARACTERS
+from tests.factories import RegistryFactory
+from tests.imports.test_import import record_snapshot, write_page
+from tests.imports.test_import_csv import csv_text, preview, problems, row
+from tests.imports.test_madr_import import refused, write_folder
+
+pytestmark = pytest.mark.django_db
+
+# A file's body ends with its last line's newline: one character over.
+OVER_BODY = "x" * BODY_MAX_CHARACTERS
+OVER_SUMMARY = "x" * (SUMMARY_MAX_CHARACTERS + 1)
+
+
+def too_long(limit):
+    return f"Ensure this value has at most {limit} characters (it has {limit + 1})."
+
+
+NUL = "holds a NUL character (U+0000), which no text of the record may hold; remove it"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            f"# Big\n\n{OVER_BODY}\n",
+            f"0001-big.md, line 0: body: {too_long(BODY_MAX_CHARACTERS)}",
+        ),
+        # YAML writes a NUL as "\0" in a double-quoted string.
+        (
+            '---\nstatus: "Approved\\0"\n---\n# Nul\n',
+            f"0001-big.md, line 0: status_text: {NUL}",
+        ),
+        (
+            '---\ndeciders: ["Ann\\0"]\n---\n# Nul\n',
+            f"0001-big.md, line 0: metadata: {NUL}",
+        ),
+    ],
+    ids=["body over the limit", "NUL in the status", "NUL in other front matter"],
+)
+def test_a_decision_folder_is_refused_by_file_and_field(tmp_path, text, problem):
+    folder = write_folder(tmp_path / "adr", {"0001-big.md": text})
+
+    assert refused(folder).splitlines()[1:] == [problem]
+
+
+def decision_form(**values):
+    return {
+        "number": "5",
+        "title": "Newer",
+        "status": "accepted",
+        "status_text": "",
+        "decided_on": "",
+        "body": "",
+        "relations-TOTAL_FORMS": "0",
+        "relations-INITIAL_FORMS": "0",
+        **values,
+    }
+
+
+def test_the_admin_refuses_a_decision_body_over_the_limit_saying_it(admin_client):
+    response = admin_client.post(
+        reverse("admin:catalogue_decisionrecord_add"),
+        decision_form(body=OVER_BODY + "x"),
+    )
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["body"] == [
+        too_long(BODY_MAX_CHARACTERS)
+    ]
+    assert not DecisionRecord.objects.exists()
+
+
+def test_the_admin_refuses_a_summary_over_the_limit_saying_it(admin_client):
+    response = admin_client.post(
+        reverse("admin:catalogue_document_add"),
+        {
+            "registry": RegistryFactory().pk,
+            "authors": "Chen et al.",
+            "year": "2016",
+            "title": "T",
+            "summary": OVER_SUMMARY,
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+        },
+    )
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["summary"] == [
+        too_long(SUMMARY_MAX_CHARACTERS)
+    ]
+    assert not Document.objects.exists()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize(
+    ("cells", "column", "message"),
+    [
+        ({"summary": OVER_SUMMARY}, "summary", too_long(SUMMARY_MAX_CHARACTERS)),
+        ({"summary": "Gradient\x00 checkpointing."}, "summary", NUL),
+        ({"title": "Training\x00"}, "title", NUL),
+        ({"citation_note": "OSDI\x00"}, "citation_note", NUL),
+    ],
+    ids=[
+        "summary over the limit",
+        "NUL in the summary",
+        "NUL in the title",
+        "NUL in the note",
+    ],
+)
+def test_a_csv_row_is_refused_by_row_and_column(admin_client, cells, column, message):
+    response = preview(
+        admin_client, csv_text([row(), row(identifier="LIT-005", number="5", **cells)])
+    )
+
+    assert problems(response) == {2: {column: [message]}}
+    assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("Gradient checkpointing", "Gradient\x00 checkpointing", f"summary: {NUL}"),
+        (
+            "Gradient checkpointing",
+            "Gradient " + OVER_SUMMARY,
+            "summary: Ensure this value has at most 10000 characters (it has 10",
+        ),
+    ],
+    ids=["NUL in a summary", "summary over the limit"],
+)
+def test_a_topic_page_is_refused_by_line_and_column(
+    tmp_path, seed_text, old, new, problem
+):
+    assert old in seed_text
+    line = seed_text[: seed_text.index(old)].count("\n") + 1
+    before = record_snapshot()
+
+    with pytest.raises(CommandError) as raised:
+        call_command(
+            "import_index",
+            str(write_page(tmp_path, seed_text.replace(old, new, 1))),
+            stdout=io.StringIO(),
+        )
+
+    assert f"line {line}" in str(raised.value)
+    assert problem in str(raised.value)
+    assert record_snapshot() == before
