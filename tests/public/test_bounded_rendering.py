@@ -7,17 +7,26 @@ character, renders within a fixed budget of work: the Python calls the
 renderer makes, counted, not timed.
 """
 
+import importlib
 import sys
 
 import nh3
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from markdown_it import MarkdownIt
 
+import actions.decisions
 from catalogue.markdown import render_markdown
 from catalogue.models import DecisionRecord
 from catalogue.models.decision import BODY_MAX_CHARACTERS
-from tests.factories import DecisionImageFactory, DecisionRecordFactory, png_bytes
+from tests.factories import (
+    DecisionImageFactory,
+    DecisionRecordFactory,
+    UserFactory,
+    png_bytes,
+)
 from tests.public.test_query_counts import fill, public_pages
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +137,48 @@ def test_the_stored_html_is_placed_on_the_page(client):
     assert " Lost " in html
     assert 'href="https://example.org/r.png"' in html
     assert '<td class="align-right">2</td>' in html
+
+
+def test_a_published_edit_shows_its_new_html_on_pages_read_before(
+    client, django_capture_on_commit_callbacks
+):
+    publisher = UserFactory(publisher=True)
+    decision = DecisionRecordFactory(number=1, title="Old", body="Old *text*.")
+    pages = [decision.get_absolute_url(), reverse("catalogue:decision-list")]
+    for path in pages:
+        client.get(path)
+        client.get(path)  # Cached, where the page cache keeps it.
+
+    decision.title, decision.body = "New `title`", "| a |\n|---|\n| new |\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.decisions.save_decision(
+            decision=decision, user=publisher, supersedes=[]
+        )
+        actions.decisions.publish_decision(decision=decision, user=publisher)
+
+    detail, listed = (client.get(path).content.decode() for path in pages)
+    assert "New <code>title</code>" in detail
+    assert "<td>new</td>" in detail
+    assert "Old" not in detail
+    assert "New <code>title</code>" in listed
+
+
+def test_the_migration_renders_the_html_of_records_saved_before_it():
+    decision = DecisionRecordFactory(
+        title="Use `Redis`", status_text="*Approved*", body="## Context\n"
+    )
+    DecisionRecord.objects.filter(pk=decision.pk).update(
+        title_html="", status_html="", body_html=""
+    )
+    name = "0015_render_stored_decision_markdown"
+    migration = importlib.import_module(f"catalogue.migrations.{name}")
+    state = MigrationExecutor(connection).loader.project_state(("catalogue", name))
+
+    migration.render_stored(state.apps, None)
+
+    decision.refresh_from_db()
+    assert (decision.title_html, decision.status_html, decision.body_html) == (
+        "Use <code>Redis</code>",
+        "<em>Approved</em>",
+        "<h2>Context</h2>\n",
+    )
