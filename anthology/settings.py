@@ -21,7 +21,9 @@ METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
 METADATA_CROSSREF_URL  Crossref's REST API
 METADATA_MAILTO        the address arXiv and Crossref may write to about our
               requests, sent in the User-Agent (Crossref's "polite pool")
-METADATA_TIMEOUT       seconds a metadata lookup waits for an answer (10)
+METADATA_TIMEOUT       seconds a metadata lookup may take in all, redirects
+              and the whole answer included (10)
+METADATA_MAX_BYTES     the largest answer a lookup reads (default 5 MiB)
 METADATA_CACHE_SECONDS how long a found work's metadata is kept (one day)
 VARNISH_URL   a Varnish in front (deploy/varnish/), purged by key, e.g.
               http://127.0.0.1:6081
@@ -391,6 +393,7 @@ METADATA_CROSSREF_URL = os.environ.get(
 )
 METADATA_MAILTO = os.environ.get("METADATA_MAILTO", "editors@anthology.invalid")
 METADATA_TIMEOUT = float(os.environ.get("METADATA_TIMEOUT", "10"))
+METADATA_MAX_BYTES = int(os.environ.get("METADATA_MAX_BYTES", str(5 * 1024 * 1024)))
 METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3600)))
 
 # Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`

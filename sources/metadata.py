@@ -15,9 +15,9 @@ revalidating against. Failures are never kept.
 
 import re
 from dataclasses import asdict, dataclass, field
+from urllib.parse import quote
 from xml.etree.ElementTree import ParseError
 
-import httpx
 from defusedxml import ElementTree
 from defusedxml.common import DefusedXmlException
 from django.conf import settings
@@ -31,6 +31,8 @@ from catalogue.citations import (
     spelled_as_recorded,
 )
 from catalogue.models import PublicationType
+from sources import transport
+from sources.transport import LookupFailed
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -38,6 +40,8 @@ OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 ARXIV_ID_RE = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
 DOI_RE = re.compile(r"10\.\d{4,9}/\S+")
 ARXIV_VERSION_RE = re.compile(r"v\d+$")
+# Parts of a path that lead elsewhere in it: no DOI we look up holds one.
+DOT_SEGMENTS = {".", ".."}
 # Crossref's work types, as the record's publication types.
 CROSSREF_TYPES = {
     "journal-article": PublicationType.JOURNAL_ARTICLE,
@@ -45,15 +49,6 @@ CROSSREF_TYPES = {
     "posted-content": PublicationType.PREPRINT,
     "report": PublicationType.REPORT,
 }
-
-
-class LookupFailed(Exception):
-    """A lookup that found nothing usable; ``message`` is for the editor."""
-
-    def __init__(self, message, *, code):
-        super().__init__(message)
-        self.message = message
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -107,7 +102,7 @@ def recorded_identifier(text):
     arxiv_id = identifier_value(identifier, "ARXIV-")
     doi = identifier_value(identifier, "DOI:")
     if (arxiv_id and ARXIV_ID_RE.fullmatch(arxiv_id)) or (
-        doi and DOI_RE.fullmatch(doi)
+        doi and DOI_RE.fullmatch(doi) and not DOT_SEGMENTS & set(doi.split("/"))
     ):
         return identifier
     raise LookupFailed(
@@ -144,37 +139,8 @@ def user_agent():
 
 
 def get(service, url, params=None):
-    """GET ``url`` from ``service`` (its name, for messages): the response,
-    or LookupFailed for no network, a timeout, a rate limit or an error."""
-    try:
-        response = httpx.get(
-            url,
-            params=params,
-            headers={"User-Agent": user_agent()},
-            timeout=settings.METADATA_TIMEOUT,
-            follow_redirects=True,
-        )
-    except httpx.TimeoutException:
-        raise LookupFailed(
-            f"{service} did not answer within {settings.METADATA_TIMEOUT:g} "
-            "seconds; try again later, or fill in the form by hand.",
-            code="timeout",
-        ) from None
-    except httpx.HTTPError as error:
-        raise LookupFailed(
-            f"{service} could not be reached ({error.__class__.__name__}): is this "
-            "server offline? Fill in the form by hand, or try again later.",
-            code="unreachable",
-        ) from None
-    if response.status_code == 429:
-        wait = response.headers.get("Retry-After", "")
-        later = f"in {wait} seconds" if wait.isdigit() else "later"
-        raise LookupFailed(
-            f"{service} is limiting our requests (429 Too Many Requests); try again "
-            f"{later}.",
-            code="rate_limited",
-        )
-    return response
+    """GET ``url`` from ``service`` through the one bounded transport."""
+    return transport.get(service, url, params=params, user_agent=user_agent())
 
 
 def _failed_status(service, response, what):
@@ -195,7 +161,7 @@ def fetch_arxiv(arxiv_id):
         raise _failed_status("arXiv", response, f"paper {arxiv_id}")
     try:
         feed = ElementTree.fromstring(response.content)
-    except (ParseError, DefusedXmlException) as error:
+    except (ParseError, DefusedXmlException, RecursionError) as error:
         raise LookupFailed(
             f"arXiv's answer for {arxiv_id} could not be read (malformed XML: "
             f"{error}).",
@@ -256,14 +222,23 @@ def person_name(name):
 
 
 def fetch_crossref(doi):
-    url = f"{settings.METADATA_CROSSREF_URL.rstrip('/')}/works/{doi}"
+    # The DOI is one part of the path: "?" and "#" in it are percent-encoded,
+    # and recorded_identifier refused "." and ".." parts.
+    url = f"{settings.METADATA_CROSSREF_URL.rstrip('/')}/works/{quote(doi, safe='/')}"
     response = get("Crossref", url, {"mailto": settings.METADATA_MAILTO})
     if response.status_code != 200:
         raise _failed_status("Crossref", response, f"DOI {doi}")
     try:
         work = response.json()["message"]
         return _crossref_work(doi, work)
-    except (ValueError, KeyError, TypeError, IndexError) as error:
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+    ) as error:
         raise LookupFailed(
             f"Crossref's answer for DOI {doi} could not be read (malformed JSON: "
             f"{error.__class__.__name__} {error}).",

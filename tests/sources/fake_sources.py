@@ -6,8 +6,16 @@ and Crossref's JSON formats) at ``/arxiv/api/query?id_list=…`` and
 identifier, a rate limit, a malformed answer, an answer about another work,
 a server error and an answer too slow to wait for. No test reaches the
 internet.
+
+And the ways a hostile server answers (``HOSTILE``): dripping its answer a
+byte at a time (headers or body), an answer too large, a gzip bomb, JSON
+nested deeper than a parser recurses, redirects to another port of the
+machine (``10.5555/redirect-to-<port>``); and ``/moved/…``, which redirects
+to the same address without ``/moved``, as a service moving its API does.
 """
 
+import gzip
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +53,11 @@ CROSSREF = {
     "10.5555/limited": lambda: (429, "text/plain", b"Too Many Requests"),
 }
 SLOW_IDENTIFIERS = {"3333.33333", "10.5555/slow"}
+# Seconds between two bytes of a dripped answer; 30 bytes take 3 seconds,
+# every one of them well within the tests' half-second read timeout.
+DRIP = 0.1
+DRIPPED = b'{"message": {"DOI": "10.5555/drip"}}'[:30]
+REDIRECT_RE = re.compile(r"10\.5555/redirect-to-(?P<port>\d+)")
 
 
 def arxiv_answer(arxiv_id):
@@ -67,6 +80,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urlsplit(self.path)
         self.requests.append((url.path, self.headers.get("User-Agent")))
+        if url.path.startswith("/moved/"):
+            return self._redirect(self.path.removeprefix("/moved"))
         if url.path == "/arxiv/api/query":
             identifier = parse_qs(url.query).get("id_list", [""])[0]
             answer = arxiv_answer
@@ -75,6 +90,10 @@ class Handler(BaseHTTPRequestHandler):
             answer = crossref_answer
         else:
             return self._send(*NOT_FOUND)
+        if hostile := HOSTILE.get(identifier):
+            return hostile(self)
+        if redirect := REDIRECT_RE.fullmatch(identifier):
+            return self._redirect(f"http://127.0.0.1:{redirect['port']}/admin/")
         if identifier in SLOW_IDENTIFIERS:
             time.sleep(SLOW)
         status, content_type, body = answer(identifier)
@@ -93,8 +112,70 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # A client that timed out has gone.
 
+    def _redirect(self, location):
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _drip(self, data):
+        try:
+            for byte in data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(DRIP)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def drip_body(self):
+        self.send_response(200)
+        self.send_header("Content-Type", JSON)
+        self.send_header("Content-Length", str(len(DRIPPED)))
+        self.end_headers()
+        self._drip(DRIPPED)
+
+    def drip_headers(self):
+        self._drip(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")
+
+    def huge(self):
+        # Three megabytes of an endless JSON string, never closed.
+        self.send_response(200)
+        self.send_header("Content-Type", JSON)
+        self.end_headers()
+        try:
+            self.wfile.write(b'{"message": "')
+            for _ in range(3 * 16):
+                self.wfile.write(b"x" * 65536)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def gzip_bomb(self):
+        body = gzip.compress(b" " * (3 * 1024 * 1024))
+        self.send_response(200)
+        self.send_header("Content-Type", JSON)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def nested(self):
+        self._send(200, JSON, b'{"message": ' + b"[" * 100000 + b"]" * 100000 + b"}")
+
     def log_message(self, format, *args):
         pass
+
+
+HOSTILE = {
+    "10.5555/drip": Handler.drip_body,
+    "10.5555/drip-headers": Handler.drip_headers,
+    "10.5555/huge": Handler.huge,
+    "10.5555/gzip-bomb": Handler.gzip_bomb,
+    "10.5555/nested": Handler.nested,
+    # The site itself, where an editor's session would be.
+    "10.5555/redirect-to-site": lambda handler: handler._redirect(
+        "http://localhost:8000/admin/"
+    ),
+}
 
 
 class FakeSources:
