@@ -2,7 +2,13 @@
 address of either on the add form, and the form comes back filled in with
 what arXiv or Crossref knows. A source the record already cites is named
 first, and nothing is asked; a lookup that fails says why and leaves the form
-as usable as without it."""
+as usable as without it.
+
+The lookup is a form of its own, sent by POST with its CSRF token: a request
+to another service is made only when an editor submits it, never by a link
+(``?identifier=…``) a page could make an editor follow."""
+
+import copy
 
 from django.contrib import messages
 from django.urls import reverse
@@ -12,19 +18,28 @@ from catalogue.citations import source_key
 from catalogue.duplicates import same_source
 from sources.metadata import LookupFailed, look_up, recorded_identifier
 
-# The add form's query parameter holding what the editor pasted.
+# The lookup form's field holding what the editor pasted, and its button.
 IDENTIFIER = "identifier"
+LOOKUP = "_lookup"
 
 
 class AddByIdentifierMixin:
-    """The add form, filled in from ``?identifier=…``."""
+    """The add form, filled in from the lookup form's POST."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if object_id is None and request.method == "POST" and LOOKUP in request.POST:
+            # The add form is shown, as for a GET, with what the lookup found;
+            # nothing is saved. The POST's CSRF token was checked on the way in.
+            pasted = request.POST.get(IDENTIFIER, "").strip()
+            request = copy.copy(request)
+            request.method = "GET"
+            request.looked_up = filled_in(request, pasted) if pasted else {}
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
-        pasted = request.GET.get(IDENTIFIER, "").strip()
         initial.pop(IDENTIFIER, None)
-        if pasted:
-            initial.update(filled_in(request, pasted))
+        initial.update(getattr(request, "looked_up", {}))
         return initial
 
 

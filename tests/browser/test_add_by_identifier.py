@@ -51,11 +51,19 @@ def test_an_editor_adds_a_paper_by_its_arxiv_address(
     browser, live_server, desk_record, metadata_sources
 ):
     editor = Desk(browser, live_server, desk_record["editor"])
+    # A link another page could make the editor follow asks no service.
+    metadata_sources.requests.clear()
+    page = editor.go("/admin/catalogue/document/add/?identifier=1604.06174")
+    assert metadata_sources.requests == []
+    assert page.input_value("#id_title") == ""
     page = editor.go("/admin/catalogue/document/add/")
     page.fill("#id_lookup_identifier", "https://arxiv.org/abs/1604.06174v2")
-    editor.press(".lookup-by-identifier input[type=submit]")
+    with page.expect_request(lambda request: request.method == "POST"):
+        editor.press(".lookup-by-identifier input[type=submit]")
 
     assert editor.said()[0].startswith("Filled in from arXiv")
+    assert "identifier" not in page.url
+    assert len(metadata_sources.requests) == 1
     assert page.input_value("#id_title") == (
         "Training Deep Nets with Sublinear Memory Cost"
     )

@@ -3,6 +3,7 @@ the admin's add form; the list of documents whose authors are incomplete."""
 
 import pytest
 from bs4 import BeautifulSoup
+from django.test import Client
 from django.urls import reverse
 
 from catalogue.models import Document
@@ -14,8 +15,15 @@ ADD = "admin:catalogue_document_add"
 
 
 def add_form(client, identifier):
-    response = client.get(reverse(ADD), {"identifier": identifier})
+    """The add form after the lookup form is sent with ``identifier``."""
+    response = client.post(
+        reverse(ADD), {"identifier": identifier, "_lookup": "Look up"}
+    )
     assert response.status_code == 200
+    return read_form(response)
+
+
+def read_form(response):
     soup = BeautifulSoup(response.content, "html.parser")
     form = soup.find("form", id="document_form")
     values = {
@@ -63,6 +71,44 @@ def test_a_pasted_arxiv_address_fills_in_the_form(editor, client, metadata_sourc
         "Chen, Tianqi\nXu, Bing\nZhang, Chiyuan\nGuestrin, Carlos"
     )
     assert messages[0].startswith("Filled in from arXiv")
+
+
+def test_a_link_with_an_identifier_asks_no_service_and_fills_in_nothing(
+    editor, client, metadata_sources
+):
+    RegistryFactory()
+    metadata_sources.requests.clear()
+    client.force_login(editor)
+
+    response = client.get(reverse(ADD), {"identifier": "10.1109/TAC.2003.812781"})
+
+    values, messages = read_form(response)
+    assert metadata_sources.requests == []
+    assert (values["title"], values["source_identifier"], messages) == ("", "", [])
+
+
+def test_a_lookup_without_the_forms_csrf_token_is_refused(editor, metadata_sources):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(editor)
+    metadata_sources.requests.clear()
+
+    response = client.post(
+        reverse(ADD), {"identifier": "10.1109/TAC.2003.812781", "_lookup": "Look up"}
+    )
+
+    assert response.status_code == 403
+    assert metadata_sources.requests == []
+
+
+def test_the_lookup_form_is_sent_by_post_with_its_token(editor, client):
+    client.force_login(editor)
+
+    soup = BeautifulSoup(client.get(reverse(ADD)).content, "html.parser")
+
+    form = soup.select_one("form.lookup-by-identifier")
+    assert form["method"] == "post"
+    assert form.find("input", attrs={"name": "csrfmiddlewaretoken"}) is not None
+    assert form.find("input", attrs={"name": "_lookup", "type": "submit"})
 
 
 def test_a_source_already_cited_is_named_before_anything_is_asked(

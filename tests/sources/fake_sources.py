@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 SOURCES = Path(__file__).parent / "answers"
 # Seconds the slow identifiers keep the client waiting: longer than the
 # tests' METADATA_TIMEOUT.
-SLOW = 2.0
+SLOW = 3.0
 ATOM = "application/atom+xml; charset=utf-8"
 JSON = "application/json"
 NOT_FOUND = (404, "text/plain", b"Resource not found.")
@@ -54,7 +54,7 @@ CROSSREF = {
 }
 SLOW_IDENTIFIERS = {"3333.33333", "10.5555/slow"}
 # Seconds between two bytes of a dripped answer; 30 bytes take 3 seconds,
-# every one of them well within the tests' half-second read timeout.
+# twice the tests' METADATA_TIMEOUT, every byte well within it.
 DRIP = 0.1
 DRIPPED = b'{"message": {"DOI": "10.5555/drip"}}'[:30]
 REDIRECT_RE = re.compile(r"10\.5555/redirect-to-(?P<port>\d+)")

@@ -119,7 +119,7 @@ def test_a_work_found_once_is_not_asked_for_again(metadata_sources):
             "other_work",
             "arXiv answered for 2222.22222 with another paper, 1604.06174v2",
         ),
-        ("3333.33333", "timeout", "arXiv did not answer within 0.5 seconds"),
+        ("3333.33333", "timeout", "arXiv did not answer within 1.5 seconds"),
         ("4444.44444", "rate_limited", "try again in 30 seconds"),
         ("5555.55555", "service_error", "arXiv answered 503 for paper 5555.55555"),
         ("10.5555/missing", "not_found", "Crossref knows no DOI 10.5555/missing."),
@@ -131,7 +131,7 @@ def test_a_work_found_once_is_not_asked_for_again(metadata_sources):
             "with another work, 10.1109/tac.1986.1104412: nothing was filled in",
         ),
         ("10.5555/limited", "rate_limited", "Crossref is limiting our requests"),
-        ("10.5555/slow", "timeout", "Crossref did not answer within 0.5 seconds"),
+        ("10.5555/slow", "timeout", "Crossref did not answer within 1.5 seconds"),
         ("Chen et al. 2016", "not_an_identifier", "is not an arXiv id"),
     ],
 )

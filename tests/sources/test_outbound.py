@@ -34,7 +34,7 @@ def test_a_server_dripping_its_answer_is_cut_off_at_the_lookups_deadline(
 ):
     assert failure(doi) == (
         "timeout",
-        "Crossref did not answer within 0.5 seconds; try again later, or fill in "
+        "Crossref did not answer within 1.5 seconds; try again later, or fill in "
         "the form by hand.",
     )
 
