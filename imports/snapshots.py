@@ -138,6 +138,10 @@ def import_record(stream):
         data = json.load(stream)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BackupError(f"not a snapshot: {error}") from error
+    except RecursionError as error:
+        raise BackupError(
+            "not a snapshot: it nests deeper than its JSON can be read"
+        ) from error
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BackupError(f"not a snapshot: no {FORMAT!r} format marker")
     if data.get("version") not in READABLE_VERSIONS:

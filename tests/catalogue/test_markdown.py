@@ -1,8 +1,12 @@
 """Decision records' Markdown, rendered safely and faithfully."""
 
-import pytest
+import re
 
-from catalogue.markdown import render_markdown
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catalogue.markdown import render_inline, render_markdown
 
 
 @pytest.mark.parametrize(
@@ -76,3 +80,26 @@ def test_links_to_sibling_files_lead_to_their_pages():
 
     assert 'href="/decisions/ADR-002/#context"' in html
     assert 'href="0009-gone.md"' in html
+
+
+MARKDOWN_PIECES = st.sampled_from(
+    [
+        "[", "](", "![", "*", "**", "_", "`", "```", "~~~", "> ", "- ", "1. ",
+        "| a |", "|---|", "<!--", "-->", "<b>", "&#", "&amp;", "\\", "\n",
+        "\n\n", "    ", "http://e.org", "[x]: <", "0003-x.md", "img/a.png",
+        "javascript:", "\x00", "\ud7ff", "#", "===",
+    ]
+)  # fmt: skip
+TAG_RE = re.compile(r"<(/?)([a-z0-9]+)")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(MARKDOWN_PIECES, max_size=60).map("".join))
+def test_any_markdown_renders_to_allowed_tags_without_an_error(text):
+    for html in (render_markdown(text), render_inline(text)):
+        tags = {name for _, name in TAG_RE.findall(html)}
+        assert tags <= {
+            "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+            "ul", "ol", "li", "strong", "em", "code", "pre", "a", "table",
+            "thead", "tbody", "tr", "th", "td", "del", "s", "img",
+        }  # fmt: skip

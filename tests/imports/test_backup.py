@@ -155,7 +155,9 @@ def test_restore_refuses_a_database_that_holds_a_record(rich_record, tmp_path):
         ("not json", "not a snapshot"),
         ('{"format": "other"}', "no 'anthology-record' format marker"),
         ('{"format": "anthology-record", "version": 3}', "version 3 cannot be read"),
+        ("[" * 100000 + "]" * 100000, "not a snapshot: it nests deeper than"),
     ],
+    ids=["not JSON", "another format", "a later version", "nested JSON"],
 )
 def test_restore_refuses_what_is_not_a_snapshot_it_reads(tmp_path, content, message):
     path = tmp_path / "record.json"
