@@ -19,6 +19,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from actions.batch import bulk_change
+from catalogue.models import DecisionRecord
+from catalogue.models.decision import RENDERED
 from imports import progress
 
 FORMAT = "anthology-record"
@@ -175,6 +177,10 @@ def import_record(stream):
                 counts[label] = counts.get(label, 0) + 1
             for obj in deferred:
                 obj.save_deferred_fields()
+        # Decisions' HTML is rendered from their Markdown, as a save renders
+        # it: a snapshot written before the HTML was stored has none.
+        for decision in DecisionRecord.objects.all():
+            decision.save(update_fields=list(RENDERED))
         tables = [model._meta.db_table for model in record_models()]
         connection.check_constraints(table_names=tables)
         _reset_sequences()

@@ -207,6 +207,29 @@ def test_a_version_1_snapshot_restores_successors_as_relations(rich_record, tmp_
     ] == [(59, "supersedes", 26)]
 
 
+def test_a_snapshot_without_stored_html_restores_decisions_rendered(
+    rich_record, tmp_path, client
+):
+    path = tmp_path / "record.json"
+    DecisionRecord.objects.filter(number=59).update(body="## Context\n\n*Faster*.\n")
+    call_command("export_record", str(path), stdout=io.StringIO())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # Written before a decision's HTML was stored with it.
+    for obj in data["objects"]:
+        if obj["model"] == "catalogue.decisionrecord":
+            for name in ("title_html", "status_html", "body_html"):
+                del obj["fields"][name]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    empty_the_record()
+
+    call_command("import_record", str(path), stdout=io.StringIO())
+
+    decision = DecisionRecord.objects.get(number=59)
+    assert decision.body_html == "<h2>Context</h2>\n<p><em>Faster</em>.</p>\n"
+    page = client.get(decision.get_absolute_url()).content.decode()
+    assert "<h2>Context</h2>" in page
+
+
 def test_a_broken_snapshot_writes_nothing(rich_record, tmp_path):
     path = tmp_path / "record.json"
     call_command("export_record", str(path), stdout=io.StringIO())
