@@ -155,3 +155,27 @@ def test_a_service_that_does_not_answer_is_asked_once(offline_sources):
     said = "arXiv could not be reached (ConnectError)"
     assert lines[0].startswith(f"LIT-004: could not be matched: {said}")
     assert lines[1].startswith(f"LIT-005: could not be matched: not asked: {said}")
+
+
+def test_hostile_answers_are_reported_and_the_run_goes_on(metadata_sources, settings):
+    settings.METADATA_MAX_BYTES = 1024 * 1024
+    DocumentFactory(number=4, source_identifier="DOI:10.5555/nested", published=True)
+    DocumentFactory(number=5, source_identifier="DOI:10.5555/huge", published=True)
+    DocumentFactory(number=6, source_identifier="DOI:10.5555/drip", published=True)
+    DocumentFactory(
+        number=7, source_identifier="DOI:10.1109/TAC.2003.812781", published=True
+    )
+
+    lines = enrich_metadata()
+
+    assert lines[0].startswith(
+        "LIT-004: could not be matched: Crossref's answer for DOI 10.5555/nested "
+        "could not be read (malformed JSON: RecursionError"
+    )
+    assert lines[1] == (
+        "LIT-005: could not be matched: Crossref's answer is larger than 1,048,576 "
+        "bytes; it was not read. Fill in the form by hand."
+    )
+    # A service past its deadline is not asked again in the same run.
+    assert lines[2].startswith("LIT-006: could not be matched: Crossref did not answer")
+    assert lines[3].startswith("LIT-007: could not be matched: not asked: Crossref")
