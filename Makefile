@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -110,6 +110,10 @@ bench-serve: $(VENV)/.installed-dev
 LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
+
+## bench-render: a decision body rendered per request against stored (bench/results/render.md)
+bench-render: $(VENV)/.installed-dev
+	$(BIN)/python bench/render_bench.py
 
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev

@@ -8,6 +8,7 @@ out to the arXiv abstract or the DOI resolver.
 """
 
 import re
+from bisect import bisect_right
 from html import escape, unescape
 
 from django.db.models import Q
@@ -25,7 +26,8 @@ TAG_RE = re.compile(r"(<[^>]*>)")
 # A link or an image as the sanitiser writes them: the address first, quoted.
 HREF_RE = re.compile(r'<a href="(?P<href>[^"]*)"')
 IMG_RE = re.compile(r'<img src="(?P<src>[^"]*)"(?: alt="(?P<alt>[^"]*)")?[^>]*>')
-LINK_START_RE = re.compile(r"<a[\s>]")
+# The tags that open and close a link.
+LINK_TAG_RE = re.compile(r"<a[\s>][^>]*>|</a\s*>")
 
 
 def link_names(text, targets):
@@ -38,23 +40,57 @@ def link_names(text, targets):
 def link_names_in_html(html, targets):
     """``link_names`` for safe HTML: names in its text are linked, except
     inside links already there. Names hold no character that HTML escapes, so
-    the escaped text can be searched as it is."""
-    parts, in_link = [], 0
-    for part in TAG_RE.split(str(html)):
-        if part.startswith("<"):
-            if LINK_START_RE.match(part):
-                in_link += 1
-            elif part.startswith("</a"):
-                in_link = max(0, in_link - 1)
-            parts.append(part)
-        elif in_link:
-            parts.append(part)
-        else:
-            parts.append(_link_escaped_text(part, targets))
+    the escaped text is searched as it is, once, with its tags blanked out: the
+    work grows with the names found, not with the tags (a table's cells)."""
+    html = str(html)
+    text, in_links = _blank_tags(html)
+    starts = [start for start, _ in in_links]
+    parts, position = [], 0
+    for start, end, link in _links(text, targets):
+        before = bisect_right(starts, start) - 1
+        if start < position or (before >= 0 and start < in_links[before][1]):
+            continue
+        parts.append(html[position:start])
+        parts.append(link)
+        position = end
+    parts.append(html[position:])
     return mark_safe("".join(parts))  # Tags as given; text linked below.
 
 
+def _blank_tags(html):
+    """``html`` with each tag blanked out (spaces, as many as its characters:
+    no name runs across one), and the ``(start, end)`` of each link's text."""
+    in_links, depth, opened = [], 0, 0
+    for tag in LINK_TAG_RE.finditer(html):
+        if tag[0].startswith("</"):
+            if depth == 1:
+                in_links.append((opened, tag.start()))
+            depth = max(0, depth - 1)
+        else:
+            opened = opened if depth else tag.end()
+            depth += 1
+    if depth:
+        in_links.append((opened, len(html)))
+    parts = TAG_RE.split(html)  # Text, then a tag, then text, …
+    parts[1::2] = [" " * len(tag) for tag in parts[1::2]]
+    return "".join(parts), in_links
+
+
 def _link_escaped_text(text, targets):
+    parts, position = [], 0
+    for start, end, link in _links(text, targets):
+        if start < position:
+            continue
+        parts.append(text[position:start])
+        parts.append(link)
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def _links(text, targets):
+    """``(start, end, link)`` for each name with a target and each source
+    identifier in ``text``, in order (overlaps are the caller's to skip)."""
     links = [
         (name.start, name.end, _link(text[name.start : name.end], name, target))
         for name in names_in(text)
@@ -64,15 +100,7 @@ def _link_escaped_text(text, targets):
         (start, end, _source_link(text[start:end]))
         for start, end in identifiers_in(text)
     ]
-    parts, position = [], 0
-    for start, end, link in sorted(links):
-        if start < position:
-            continue
-        parts.append(text[position:start])
-        parts.append(link)
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)
+    return sorted(links)
 
 
 def _source_link(written):

@@ -21,6 +21,7 @@ import actions.decisions
 from catalogue.markdown import render_markdown
 from catalogue.models import DecisionRecord
 from catalogue.models.decision import BODY_MAX_CHARACTERS
+from public.links import link_names_in_html, place_files
 from tests.factories import (
     DecisionImageFactory,
     DecisionRecordFactory,
@@ -74,6 +75,26 @@ def test_the_largest_allowed_body_renders_within_a_fixed_budget(shape):
     assert len(body) == BODY_MAX_CHARACTERS
 
     assert calls(render_markdown, body) <= BUDGET
+
+
+REQUEST_BODIES = {
+    **HOSTILE_BODIES,
+    "links": ("[a](0002-next.md) " * BODY_MAX_CHARACTERS)[:BODY_MAX_CHARACTERS],
+    "names": ("LIT-1 " * BODY_MAX_CHARACTERS)[:BODY_MAX_CHARACTERS],
+}
+
+
+@pytest.mark.parametrize("shape", REQUEST_BODIES)
+def test_a_decision_page_places_the_largest_stored_body_in_a_call_a_character(
+    shape,
+):
+    stored = render_markdown(REQUEST_BODIES[shape])
+    files = {"0002-next.md": "/decisions/ADR-002/"}
+
+    def place(html):
+        link_names_in_html(place_files(html, files=files, images={}), {})
+
+    assert calls(place, stored) <= BODY_MAX_CHARACTERS
 
 
 @pytest.fixture
