@@ -199,7 +199,7 @@ def content_digest(content):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class DecisionRelation(models.Model):
+class DecisionRelation(NulRefused, models.Model):
     """One decision record's relation to another, kept once and shown on both:
     ADR-061 supersedes ADR-026, and ADR-026 is superseded by ADR-061."""
 
@@ -236,7 +236,7 @@ class DecisionRelation(models.Model):
         )
 
 
-class DecisionImage(models.Model):
+class DecisionImage(NulRefused, models.Model):
     """An image a decision record's body shows, kept with the record (in the
     database, so backups and every instance have it) and served at its name."""
 

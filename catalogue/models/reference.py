@@ -4,6 +4,7 @@ from django.db.models import Exists, OuterRef, Q
 from catalogue.identifiers import Identifier
 from catalogue.models.decision import DecisionRecord
 from catalogue.models.document import Document
+from catalogue.models.fields import NulRefused
 
 
 class ReferenceQuerySet(models.QuerySet):
@@ -21,7 +22,7 @@ class ReferenceQuerySet(models.QuerySet):
         )
 
 
-class Reference(models.Model):
+class Reference(NulRefused, models.Model):
     """A name (LIT-325, ADR-032 v2) in the text of a document or decision record.
 
     Kept by ``references.write_references`` whenever a text is written, so

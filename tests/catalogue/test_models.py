@@ -1,8 +1,9 @@
 """The record's rules, enforced by the database itself, and the services."""
 
 import pytest
+from django.apps import apps
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import ProtectedError
 
 import actions.documents
@@ -170,3 +171,33 @@ def test_public_is_active_superseded_and_withdrawn():
     DocumentFactory(in_review=True)
 
     assert list(Document.objects.public().order_by("number")) == public
+
+
+TEXT_FIELDS = [
+    (model, field.name)
+    for model in apps.get_app_config("catalogue").get_models()
+    for field in model._meta.concrete_fields
+    if isinstance(field, models.CharField | models.TextField | models.JSONField)
+    and not field.choices
+    and field.editable
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "name"),
+    TEXT_FIELDS,
+    ids=[f"{model.__name__}.{name}" for model, name in TEXT_FIELDS],
+)
+def test_every_text_of_the_record_refuses_a_nul_by_its_field(model, name):
+    instance = model()
+    field = model._meta.get_field(name)
+    nul = {"a": "b\x00"} if isinstance(field, models.JSONField) else "b\x00"
+    setattr(instance, field.attname, nul)
+    others = [f.name for f in model._meta.get_fields() if f.name != name]
+
+    with pytest.raises(ValidationError) as refused:
+        instance.clean_fields(exclude=others)
+
+    # Refused by the field: as a NUL, or by the field's own format (a slug, a
+    # prefix, a date) where it has one.
+    assert list(refused.value.error_dict) == [name]
