@@ -8,14 +8,9 @@ import ast
 
 from tests.project.test_layout import MAY_IMPORT, ROOT, modules
 
-HTTP_CLIENTS = {
-    "httpx",
-    "requests",
-    "urllib3",
-    "aiohttp",
-    "http.client",
-    "urllib.request",
-}
+# Packages that are HTTP clients, and the standard library's modules that are.
+HTTP_PACKAGES = {"httpx", "requests", "urllib3", "aiohttp"}
+HTTP_MODULES = {"http.client", "urllib.request"}
 MAY_REQUEST = {"sources/transport.py", "pagecache/frontends.py"}
 
 
@@ -29,8 +24,7 @@ def clients_imported(source):
     return {
         name
         for name in found
-        if name.split(".")[0] in {"httpx", "requests", "urllib3", "aiohttp"}
-        or name in HTTP_CLIENTS
+        if name.split(".")[0] in HTTP_PACKAGES or name in HTTP_MODULES
     }
 
 
