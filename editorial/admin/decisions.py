@@ -74,7 +74,7 @@ class DecisionRecordAdmin(
     change_form_template = "admin/catalogue/decisionrecord/change_form.html"
     inlines = [RelationInline]
     list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
-    list_filter = ["status", PublishedFilter]
+    list_filter = ["log", "status", PublishedFilter]
     search_fields = ["title", "body"]
     readonly_fields = ["source_name", "published_at", "published_by"]
     actions = ["publish_action", *exports.DECISION_RECORD_ACTIONS]
