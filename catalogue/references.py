@@ -106,23 +106,32 @@ def write_references(*, documents=(), decisions=()):
     with transaction.atomic():
         registries = {*Registry.objects.values_list("prefix", flat=True)}
         logs = list(DecisionLog.objects.order_by("-is_own", "pk"))
-        if not any(log.is_own for log in logs):
-            # A document's ADR-026 is the record's own log's, made for it.
-            logs.insert(
-                0, DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)[0]
-            )
         Reference.objects.filter(document__in=[d.pk for d in documents]).delete()
         Reference.objects.filter(decision__in=[d.pk for d in decisions]).delete()
         sources = [("document", document, None) for document in documents]
         sources += [("decision", decision, decision.log) for decision in decisions]
-        rows = []
+        named = []
         for field, source, context in sources:
-            in_logs = _logs_by_prefix(logs, context)
-            named = {
+            in_logs = {OWN_PREFIX, *(log.prefix for log in logs)}
+            if context is not None:
+                in_logs.add(context.prefix)
+            found = {
                 (name.prefix, name.number, name.version)
-                for name in find_names(source.reference_text, registries | set(in_logs))
+                for name in find_names(source.reference_text, registries | in_logs)
                 if name.key != source.identifier.key
             }
+            named.append((field, source, context, sorted(found, key=str)))
+        if not any(log.is_own for log in logs) and any(
+            prefix == OWN_PREFIX and prefix not in registries
+            for *_, found in named
+            for prefix, _, _ in found
+        ):
+            # A document's ADR-026 is the record's own log's, made for it.
+            own, _ = DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)
+            logs.insert(0, own)
+        rows = []
+        for field, source, context, found in named:
+            in_logs = _logs_by_prefix(logs, context)
             rows.extend(
                 Reference(
                     prefix=prefix,
@@ -131,7 +140,7 @@ def write_references(*, documents=(), decisions=()):
                     log=in_logs.get(prefix) if prefix not in registries else None,
                     **{field: source},
                 )
-                for prefix, number, version in sorted(named, key=str)
+                for prefix, number, version in found
             )
         Reference.objects.bulk_create(rows)
 

@@ -428,13 +428,18 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
     context_object_name = "decision"
 
     def get_object(self, queryset=None):
-        log = decision_log(self.kwargs)
         identifier = self.kwargs["identifier"]
-        if identifier.prefix != log.prefix:
-            raise Http404("Not a decision record of this log.")
+        # The log is read with the record: one query.
+        if "log" in self.kwargs:
+            in_log = {"log__slug": self.kwargs["log"], "log__is_own": False}
+        else:
+            in_log = {"log__is_own": True}
         try:
             return DecisionRecord.objects.public().get(
-                log=log.pk, number=identifier.number, twin=self.kwargs.get("twin", 1)
+                log__prefix=identifier.prefix,
+                number=identifier.number,
+                twin=self.kwargs.get("twin", 1),
+                **in_log,
             )
         except DecisionRecord.DoesNotExist:
             raise Http404(f"No decision record {identifier}.") from None
