@@ -123,7 +123,8 @@ def write_references(*, documents=(), decisions=()):
             named.append((field, source, context, sorted(found, key=str)))
         if not any(log.is_own for log in logs) and any(
             prefix == OWN_PREFIX and prefix not in registries
-            for *_, found in named
+            for _, _, context, found in named
+            if context is None or context.prefix != OWN_PREFIX
             for prefix, _, _ in found
         ):
             # A document's ADR-026 is the record's own log's, made for it.
