@@ -62,13 +62,15 @@ Plans take too long.
 
 
 def test_a_team_folder_never_changes_what_the_records_own_references_lead_to(
-    imported_seed, client
+    imported_seed, client, committed, tmp_path
 ):
     own = DecisionRecordFactory(number=26, title="Twenty-eight kinds of claim")
     index_before = client.get("/").content.decode()
     client.get("/")  # cached
 
-    run(write_folder_at("govuk", GOVUK), "--log", "GOV.UK AWS")
+    # The import expires every page as it commits: the index is made again.
+    with committed():
+        run(write_folder(tmp_path / "govuk", GOVUK), "--log", "GOV.UK AWS")
 
     index = client.get("/").content.decode()
     assert index == index_before
@@ -89,13 +91,6 @@ def test_a_team_folder_never_changes_what_the_records_own_references_lead_to(
     ) == {True}
     assert [str(r) for r in theirs.references.all()] == ["ADR-027"]
     assert theirs.references.get().log == team
-
-
-def write_folder_at(name, files):
-    import tempfile
-    from pathlib import Path
-
-    return write_folder(Path(tempfile.mkdtemp()) / name, files)
 
 
 def test_the_same_folder_into_its_log_twice_changes_nothing(tmp_path):
@@ -415,3 +410,51 @@ def test_import_export_import_into_an_empty_record_gives_the_same_logs(tmp_path)
         ("Loader", "loader"),
         ("Queues", "queues"),
     ]
+
+
+def test_a_logs_pages_read_before_a_reimport_show_the_change(
+    tmp_path, client, committed
+):
+    folder = write_folder(tmp_path / "govuk", GOVUK)
+    run(folder, "--log", "GOV.UK AWS")
+    pages = [
+        "/decisions/govuk-aws/",
+        "/decisions/govuk-aws/?status=accepted",
+        "/decisions/govuk-aws/ADR-026/",
+        "/decisions/govuk-aws/feed/",
+    ]
+    for path in pages:
+        client.get(path)
+        assert "Use Terraform workspaces" in client.get(path).content.decode()
+    renamed = GOVUK["0026-use-terraform-workspaces.md"].replace(
+        "# 26. Use Terraform workspaces", "# 26. Use one workspace per account"
+    )
+    (folder / "0026-use-terraform-workspaces.md").write_text(renamed, encoding="utf-8")
+
+    with committed():
+        run(folder, "--log", "GOV.UK AWS")
+
+    for path in pages:
+        page = client.get(path).content.decode()
+        assert "Use one workspace per account" in page, path
+        assert "Use Terraform workspaces" not in page, path
+
+
+def test_a_logs_index_filters_by_status(tmp_path, client):
+    files = {
+        **GOVUK,
+        "0028-drop-the-bastion.md": "# 28. Drop the bastion\n\n## Status\n\nRejected\n",
+        "0029-undecided.md": "# 29. Undecided\n",
+    }
+    run(write_folder(tmp_path / "govuk", files), "--log", "GOV.UK AWS")
+
+    def listed(query):
+        response = client.get(f"/decisions/govuk-aws/{query}")
+        return [d.label for d in response.context["decisions"]]
+
+    assert listed("") == ["ADR-026", "ADR-027", "ADR-028", "ADR-029"]
+    assert listed("?status=accepted") == ["ADR-026", "ADR-027"]
+    assert listed("?status=rejected") == ["ADR-028"]
+    assert listed("?status=none") == ["ADR-029"]
+    assert client.get("/decisions/govuk-aws/?status=maybe").status_code == 400
+    assert client.get("/decisions/nobody/").status_code == 404
