@@ -121,15 +121,7 @@ def write_references(*, documents=(), decisions=()):
                 if name.key != source.identifier.key
             }
             named.append((field, source, context, sorted(found, key=str)))
-        if not any(log.is_own for log in logs) and any(
-            prefix == OWN_PREFIX and prefix not in registries
-            for _, _, context, found in named
-            if context is None or context.prefix != OWN_PREFIX
-            for prefix, _, _ in found
-        ):
-            # A document's ADR-026 is the record's own log's, made for it.
-            own, _ = DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)
-            logs.insert(0, own)
+        _with_own_log(logs, named, registries)
         rows = []
         for field, source, context, found in named:
             in_logs = _logs_by_prefix(logs, context)
@@ -144,6 +136,22 @@ def write_references(*, documents=(), decisions=()):
                 for prefix, number, version in found
             )
         Reference.objects.bulk_create(rows)
+
+
+def _with_own_log(logs, named, registries):
+    """Add the record's own log to ``logs`` when a text names one of its
+    records before it exists: a document's ADR-026 is the own log's, made
+    for it."""
+    if any(log.is_own for log in logs) or OWN_PREFIX in registries:
+        return
+    if any(
+        prefix == OWN_PREFIX
+        for _, _, context, found in named
+        if context is None or context.prefix != OWN_PREFIX
+        for prefix, _, _ in found
+    ):
+        own, _ = DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)
+        logs.insert(0, own)
 
 
 def _logs_by_prefix(logs, context):
