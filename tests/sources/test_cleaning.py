@@ -103,3 +103,25 @@ def test_enrichment_proposes_the_venue_without_its_entities(metadata_sources):
     revision = document.pending_revision()
     assert revision.venue == "Journal of Parallel & Distributed Learning"
     assert revision.author_list == [{"family": "Li", "given": "Chen"}]
+
+
+@pytest.mark.django_db
+def test_a_document_citing_an_old_style_arxiv_id_links_to_its_abstract_and_pdf(
+    client,
+):
+    document = DocumentFactory(
+        number=22,
+        authors="Santos and Mensah",
+        year=2001,
+        source_identifier="ARXIV-cs/0112017",
+        published=True,
+    )
+
+    page = client.get(document.get_absolute_url()).content.decode()
+
+    assert (
+        'Santos and Mensah (2001), <a href="https://arxiv.org/abs/cs/0112017">'
+        "ARXIV-cs/0112017</a>." in page
+    )
+    assert '<a class="button" href="https://arxiv.org/pdf/cs/0112017">PDF</a>' in page
+    assert "eprint = {cs/0112017}" in page
