@@ -7,6 +7,7 @@ at all. Every folder here is written by the tests, in those shapes."""
 # The folders' files keep the long lines their tools write.
 # ruff: noqa: E501
 
+import csv
 import io
 import json
 
@@ -14,7 +15,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalogue.models import DecisionLog, DecisionRecord, DecisionRelation, Reference
-from tests.factories import DecisionRecordFactory
+from formats import exports
+from tests.factories import DecisionRecordFactory, png_bytes
 from tests.imports.test_madr_import import write_folder
 
 pytestmark = pytest.mark.django_db
@@ -458,3 +460,45 @@ def test_a_logs_index_filters_by_status(tmp_path, client):
     assert listed("?status=none") == ["ADR-029"]
     assert client.get("/decisions/govuk-aws/?status=maybe").status_code == 400
     assert client.get("/decisions/nobody/").status_code == 404
+
+
+def test_a_twins_image_is_served_at_its_own_address(tmp_path, client):
+    files = dict(TWINS)
+    files["0064-use-the-runner-images.md"] += "\n![The runners](img/runners.png)\n"
+    folder = write_folder(tmp_path / "ci", files)
+    (folder / "img").mkdir()
+    (folder / "img" / "runners.png").write_bytes(png_bytes(width=30, height=10))
+    run(folder, "--log", "CI")
+
+    page = client.get("/decisions/ci/ADR-064/2/").content.decode()
+    image = client.get("/decisions/ci/ADR-064/2/images/img/runners.png")
+
+    assert 'src="/decisions/ci/ADR-064/2/images/img/runners.png?v=' in page
+    assert (image.status_code, image["Content-Type"]) == (200, "image/png")
+    assert image.content == png_bytes(width=30, height=10)
+    assert client.get("/decisions/ci/ADR-064/images/img/runners.png").status_code == 404
+    assert client.get("/decisions/ADR-064/2/images/img/runners.png").status_code == 404
+
+
+def test_the_decision_records_csv_names_each_records_log(tmp_path):
+    DecisionRecordFactory(number=26, title="Ours")
+    run(write_folder(tmp_path / "ci", TWINS), "--log", "CI")
+
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                b"".join(
+                    exports.decision_record_chunks(DecisionRecord.objects.all())
+                ).decode()
+            )
+        )
+    )
+
+    assert [row[:4] for row in rows] == [
+        ["identifier", "log", "number", "title"],
+        ["ADR-026", "anthology", "26", "Ours"],
+        ["ADR-063", "ci", "63", "Cache dependencies"],
+        ["ADR-064", "ci", "64", "Pipeline cache type key"],
+        ["ADR-064 (2)", "ci", "64", "Use the runner images"],
+        ["ADR-065", "ci", "65", "Both"],
+    ]
