@@ -409,6 +409,7 @@ class DecisionRecordListView(ListView):
             log=self.log,
             logs=[log for log in logs if log.pk != self.log.pk],
             statuses=statuses,
+            status_chosen=bool(chosen),
             **kwargs,
         )
 
