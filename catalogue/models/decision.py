@@ -33,20 +33,6 @@ class DecisionLogQuerySet(models.QuerySet):
         """The record's own log (the preface's ADR-026), or None before any."""
         return self.filter(is_own=True).first()
 
-    def by_prefix(self):
-        """``{prefix: log}`` for the names a text may use for another log:
-        the own log's prefix names the own log; a prefix no other log shares
-        names its log."""
-        logs = list(self.order_by("-is_own", "pk"))
-        counts = {}
-        for log in logs:
-            counts[log.prefix] = counts.get(log.prefix, 0) + 1
-        found = {}
-        for log in logs:
-            if log.is_own or counts[log.prefix] == 1:
-                found.setdefault(log.prefix, log)
-        return found
-
 
 class DecisionLog(models.Model):
     """A named collection of decision records with its own prefix and
@@ -120,9 +106,6 @@ class DecisionRecordQuerySet(models.QuerySet):
             references__number=identifier.number,
             **named,
         ).distinct()
-
-    def in_log(self, log):
-        return self.filter(log=log)
 
 
 class DecisionRecordManager(models.Manager.from_queryset(DecisionRecordQuerySet)):

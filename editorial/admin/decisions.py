@@ -73,7 +73,14 @@ class DecisionRecordAdmin(
     form = DecisionRecordForm
     change_form_template = "admin/catalogue/decisionrecord/change_form.html"
     inlines = [RelationInline]
-    list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
+    list_display = [
+        "__str__",
+        "log",
+        "status",
+        "decided_on",
+        "is_published",
+        "updated_at",
+    ]
     list_filter = ["log", "status", PublishedFilter]
     search_fields = ["title", "body"]
     readonly_fields = ["source_name", "published_at", "published_by"]
