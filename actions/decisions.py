@@ -46,6 +46,10 @@ DISCARD_DECISION = Step(
 )
 
 
+# Addresses under /decisions/ that are the record's own log's pages.
+RESERVED_SLUGS = {"feed"}
+
+
 def own_log():
     """The record's own decision log, made with the first of its decisions."""
     log = DecisionLog.objects.own()
@@ -90,6 +94,12 @@ def _named_log(name):
         raise ValidationError(
             f"“{name}” is not a name for a decision log: give it letters or digits.",
             code="log_name",
+        )
+    if slug in RESERVED_SLUGS:
+        raise ValidationError(
+            f"“{name}” would have the address /decisions/{slug}/, which is the "
+            "record's own log's: give the log another name.",
+            code="log_slug_reserved",
         )
     taken = DecisionLog.objects.filter(slug=slug).first()
     if taken is not None:

@@ -502,3 +502,13 @@ def test_the_decision_records_csv_names_each_records_log(tmp_path):
         ["ADR-064 (2)", "ci", "64", "Use the runner images"],
         ["ADR-065", "ci", "65", "Both"],
     ]
+
+
+def test_a_log_may_not_take_the_address_of_the_records_own_feed(tmp_path):
+    message = refused(write_folder(tmp_path / "a", GOVUK), "--log", "Feed")
+
+    assert message.endswith(
+        "“Feed” would have the address /decisions/feed/, which is the record's own "
+        "log's: give the log another name."
+    )
+    assert not DecisionLog.objects.exists()
