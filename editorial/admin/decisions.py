@@ -116,8 +116,7 @@ class DecisionRecordAdmin(
             outcome = f"Held as a pending revision: readers still see {obj.label}."
         elif obj.is_public:
             outcome = (
-                f"Nothing is held for {obj.label}: the form reads as readers "
-                "see it."
+                f"Nothing is held for {obj.label}: the form reads as readers see it."
             )
         else:
             outcome = f"Saved {obj.label}."
