@@ -9,10 +9,17 @@ that too; a draft is edited in place.
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from actions import pages
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
-from catalogue.models import DecisionRecord, DecisionRelation, DecisionRevision
+from catalogue.models import (
+    OWN_LOG,
+    DecisionLog,
+    DecisionRecord,
+    DecisionRelation,
+    DecisionRevision,
+)
 from catalogue.references import write_references
 
 
@@ -39,6 +46,71 @@ DISCARD_DECISION = Step(
 )
 
 
+# Addresses under /decisions/ that are the record's own log's pages.
+RESERVED_SLUGS = {"feed"}
+
+
+def own_log():
+    """The record's own decision log, made with the first of its decisions."""
+    log = DecisionLog.objects.own()
+    if log is None:
+        log, _ = DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)
+    return log
+
+
+def open_log(*, name, user, prefix=None, log_format=None, via=""):
+    """The decision log named ``name`` (in any case), made if new: its slug
+    from its name, its prefix ADR unless told; the record's own log when
+    ``name`` is empty. A new log whose address another log has is refused,
+    naming that log. The log remembers ``log_format``, the shape its files
+    were last read in.
+    """
+    name = " ".join(str(name or "").split())
+    with transaction.atomic(), audited(user):
+        log = _named_log(name) if name else own_log()
+        if log.pk is None and prefix:
+            log.prefix = prefix
+        if log_format:
+            log.format = log_format
+        try:
+            log.full_clean()
+        except ValidationError as error:
+            raise ValidationError(
+                f"The decision log “{name}”: {' '.join(error.messages)}",
+                code="log_invalid",
+            ) from error
+        log.save()
+    return log
+
+
+def _named_log(name):
+    log = DecisionLog.objects.filter(name__iexact=name).first()
+    if log is None and name.lower() == OWN_LOG["name"].lower():
+        return own_log()
+    if log is not None:
+        return log
+    slug = slugify(name)
+    if not slug:
+        raise ValidationError(
+            f"“{name}” is not a name for a decision log: give it letters or digits.",
+            code="log_name",
+        )
+    if slug in RESERVED_SLUGS:
+        raise ValidationError(
+            f"“{name}” would have the address /decisions/{slug}/, which is the "
+            "record's own log's: give the log another name.",
+            code="log_slug_reserved",
+        )
+    taken = DecisionLog.objects.filter(slug=slug).first()
+    if taken is not None:
+        raise ValidationError(
+            f"The log “{taken.name}” has the address /decisions/{slug}/ already: "
+            f"import into “{taken.name}”, or give the log another name.",
+            code="log_slug_taken",
+        )
+    return DecisionLog(name=name, slug=slug)
+
+
 def save_decision(*, decision, user, supersedes, note=""):
     """Save a decision record as the admin's form gives it, with the records
     it supersedes (``set_supersedes``) and its references.
@@ -51,6 +123,8 @@ def save_decision(*, decision, user, supersedes, note=""):
         return _hold(decision, user, supersedes, note)
     # A draft changes nothing readers see: no page is expired for it.
     with transaction.atomic(), audited(user):
+        if decision.log_id is None:
+            decision.log = own_log()
         decision.save()
         write_references(decisions=[decision])
         set_supersedes(decision=decision, superseded=supersedes, user=user)

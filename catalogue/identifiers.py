@@ -129,12 +129,18 @@ class IdentifierConverter:
         return str(value)
 
 
-def identifier_path(view_name):
-    """A function giving the path of ``view_name`` for an identifier.
+def identifier_path(view_name, log=None):
+    """A function giving the path of ``view_name`` for an identifier; with
+    ``log`` (a decision log's slug), of that log's page of the same name.
 
     One ``reverse()`` for any number of identifiers: a page of 1,000 rows
     links each of them.
     """
     sample = "X-000"
-    head, tail = reverse(view_name, args=[sample]).split(sample)
+    if log is None:
+        url = reverse(view_name, args=[sample])
+    else:
+        app, _, name = view_name.rpartition(":")
+        url = reverse(f"{app}:log-{name}", kwargs={"log": log, "identifier": sample})
+    head, tail = url.split(sample)
     return lambda identifier: f"{head}{identifier}{tail}"

@@ -1,7 +1,12 @@
 """Cross-references: names of documents and decision records in text.
 
 ``LIT-325``, ``ADR-032`` and ``LIT-004 v2`` in a summary, a decision record or
-the preface name other entries of the record. Finding names is pure;
+the preface name other entries of the record. A decision record's name
+resolves in the naming text's own decision log (the record's own for a
+document or the preface; its log for a decision record), in the record's
+own log for its prefix (ADR), or in another log its prefix names (the first
+made of that prefix), so importing a team's folder never changes what the
+record's own ADR-026 leads to. Finding names is pure;
 ``resolve`` looks up which of them a reader may open, in a fixed number of
 queries for any number of texts, so a page of 1,000 summaries costs the same
 as one; ``write_references`` stores the names a text makes as ``Reference``
@@ -16,7 +21,9 @@ from django.db.models import FilteredRelation, Q
 
 from catalogue.identifiers import NAME_IN_TEXT_RE, Identifier, identifier_path
 from catalogue.models import (
+    OWN_LOG,
     PUBLIC_STATUSES,
+    DecisionLog,
     DecisionRecord,
     DecisionRelation,
     DecisionStatus,
@@ -26,6 +33,8 @@ from catalogue.models import (
     Registry,
 )
 
+# The record's own log's prefix: a document's or the preface's ADR-026.
+OWN_PREFIX = OWN_LOG["prefix"]
 RETIRED_STATUSES = {
     DocumentStatus.SUPERSEDED,
     DocumentStatus.WITHDRAWN,
@@ -90,38 +99,82 @@ def names_in(text):
 def write_references(*, documents=(), decisions=()):
     """Rewrite the references the texts of these documents and decisions make.
 
-    A name counts when its prefix is a registry's or the decision records'
-    (so ``ARXIV-1604`` is not one) and it is not the text's own.
+    A name counts when its prefix is a registry's or a decision log's (so
+    ``ARXIV-1604`` is not one) and it is not the text's own; a decision
+    record's name keeps the log it resolves in.
     """
     with transaction.atomic():
-        prefixes = {*Registry.objects.values_list("prefix", flat=True)}
-        prefixes.add(DecisionRecord.PREFIX)
+        registries = {*Registry.objects.values_list("prefix", flat=True)}
+        logs = list(DecisionLog.objects.order_by("-is_own", "pk"))
         Reference.objects.filter(document__in=[d.pk for d in documents]).delete()
         Reference.objects.filter(decision__in=[d.pk for d in decisions]).delete()
-        sources = [("document", document) for document in documents]
-        sources += [("decision", decision) for decision in decisions]
-        rows = []
-        for field, source in sources:
-            named = {
+        sources = [("document", document, None) for document in documents]
+        sources += [("decision", decision, decision.log) for decision in decisions]
+        named = []
+        for field, source, context in sources:
+            in_logs = {OWN_PREFIX, *(log.prefix for log in logs)}
+            if context is not None:
+                in_logs.add(context.prefix)
+            found = {
                 (name.prefix, name.number, name.version)
-                for name in find_names(source.reference_text, prefixes)
+                for name in find_names(source.reference_text, registries | in_logs)
                 if name.key != source.identifier.key
             }
+            named.append((field, source, context, sorted(found, key=str)))
+        _with_own_log(logs, named, registries)
+        rows = []
+        for field, source, context, found in named:
+            in_logs = _logs_by_prefix(logs, context)
             rows.extend(
                 Reference(
-                    prefix=prefix, number=number, version=version, **{field: source}
+                    prefix=prefix,
+                    number=number,
+                    version=version,
+                    log=in_logs.get(prefix) if prefix not in registries else None,
+                    **{field: source},
                 )
-                for prefix, number, version in sorted(named, key=str)
+                for prefix, number, version in found
             )
         Reference.objects.bulk_create(rows)
+
+
+def _with_own_log(logs, named, registries):
+    """Add the record's own log to ``logs`` when a text names one of its
+    records before it exists: a document's ADR-026 is the own log's, made
+    for it."""
+    if any(log.is_own for log in logs) or OWN_PREFIX in registries:
+        return
+    if any(
+        prefix == OWN_PREFIX
+        for _, _, context, found in named
+        if context is None or context.prefix != OWN_PREFIX
+        for prefix, _, _ in found
+    ):
+        own, _ = DecisionLog.objects.get_or_create(is_own=True, defaults=OWN_LOG)
+        logs.insert(0, own)
+
+
+def _logs_by_prefix(logs, context):
+    """``{prefix: log}``: the log each decision prefix names from a text of
+    the log ``context`` (None: the record's own)."""
+    found = {}
+    for log in logs:
+        found.setdefault(log.prefix, log)
+    own = next((log for log in logs if log.is_own), None)
+    if own is not None:
+        found[own.prefix] = own
+    if context is not None:
+        found[context.prefix] = context
+    return found
 
 
 def broken_names(text):
     """The names in ``text`` that point at nothing public, each once, in order
     of first appearance: what editors must mend in a text that keeps no
-    ``Reference`` rows, as the preface does not. At most three queries."""
+    ``Reference`` rows, as the preface does not. At most four queries."""
     prefixes = {*Registry.objects.values_list("prefix", flat=True)}
-    prefixes.add(DecisionRecord.PREFIX)
+    prefixes.update(DecisionLog.objects.values_list("prefix", flat=True))
+    prefixes.add(OWN_PREFIX)
     targets = resolve([text])
     broken = {}
     for name in find_names(text, prefixes):
@@ -130,36 +183,49 @@ def broken_names(text):
     return list(broken.values())
 
 
-def resolve(texts):
+def resolve(texts, log=None):
     """Targets for the names in ``texts`` that point at public documents and
-    decision records, keyed by ``(prefix, number)``.
+    decision records, keyed by ``(prefix, number)``; decision records' names
+    resolve in ``log`` (None: the record's own log) first.
 
-    At most two queries, however many texts and names.
+    At most two queries, however many texts and names; a name neither of
+    the text's log's prefix nor a public document's is looked for among the
+    other logs in the second.
     """
     keys = {name.key for text in texts for name in names_in(text or "")}
-    numbers = {number for prefix, number in keys if prefix == DecisionRecord.PREFIX}
-    documents = {key for key in keys if key[0] != DecisionRecord.PREFIX}
+    in_log = {OWN_PREFIX, log.prefix if log is not None else OWN_PREFIX}
+    decisions = {key for key in keys if key[0] in in_log}
+    documents = keys - decisions
     targets = {}
-    if numbers:
-        targets.update(_decision_targets(numbers))
     if documents:
         targets.update(_document_targets(documents))
+    decisions |= documents - set(targets)
+    if decisions:
+        targets.update(_decision_targets(decisions, log))
     return targets
 
 
-def _decision_targets(numbers):
+def _decision_targets(keys, log):
     # Rows, not models; one row per successor, the lowest-numbered public one
-    # named in the link's note.
+    # named in the link's note. A number names the first of its files.
     supersession = FilteredRelation(
         "inverse_relations",
         condition=Q(inverse_relations__kind=DecisionRelation.Kind.SUPERSEDES),
     )
     rows = (
         DecisionRecord.objects.public()
-        .filter(number__in=numbers)
+        .filter(
+            twin=1,
+            number__in={number for _, number in keys},
+            log__prefix__in={prefix for prefix, _ in keys},
+        )
         .annotate(supersession=supersession)
-        .order_by("number", "supersession__source__number")
+        .order_by("log_id", "number", "supersession__source__number")
         .values_list(
+            "log_id",
+            "log__prefix",
+            "log__is_own",
+            "log__slug",
             "number",
             "status",
             "supersession__source__number",
@@ -167,22 +233,32 @@ def _decision_targets(numbers):
             "supersession__source__published_at",
         )
     )
-    targets = _Targets(DecisionRecord, "catalogue:decision-detail")
-    statuses, successors = {}, {}
-    for number, status, *successor in rows:
-        statuses[number] = status
-        if successor[2] is not None and number not in successors:
-            successors[number] = targets.target(DecisionRecord.PREFIX, *successor[:2])
-    for number, status in statuses.items():
-        yield (
-            (DecisionRecord.PREFIX, number),
-            targets.target(
-                DecisionRecord.PREFIX,
-                number,
-                status,
-                successor=successors.get(number),
-            ),
-        )
+    chosen = {}
+    for log_id, prefix, is_own, slug, number, *rest in rows:
+        rank = _rank(prefix, log_id, is_own, log)
+        key = (prefix, number)
+        if key in keys and rank < chosen.get(key, ((99,),))[0]:
+            chosen[key] = (rank, log_id, slug if not is_own else None, [])
+        if key in chosen and chosen[key][1] == log_id:
+            chosen[key][3].append(rest)
+    for key, (_, _, slug, found) in chosen.items():
+        targets = _Targets(DecisionRecord, "catalogue:decision-detail", slug)
+        status, successor = found[0][0], None
+        if found[0][3] is not None:
+            successor = targets.target(key[0], found[0][1], found[0][2])
+        yield key, targets.target(*key, status, successor=successor)
+
+
+def _rank(prefix, log_id, is_own, log):
+    """Which log a name of ``prefix`` means first: the text's own, the
+    record's own, then the first made of that prefix."""
+    if log is not None and log_id == log.pk and prefix == log.prefix:
+        return (0, 0)
+    if is_own and (log is None or prefix != log.prefix):
+        return (1, 0)
+    if prefix in {OWN_PREFIX, log.prefix if log is not None else OWN_PREFIX}:
+        return (99,)
+    return (2, log_id)
 
 
 def _document_targets(keys):
@@ -219,10 +295,11 @@ def _document_targets(keys):
 
 
 class _Targets:
-    """Targets of one model, with its URL reversed and labels translated once."""
+    """Targets of one model, with its URL reversed and labels translated once;
+    a decision log's (``log``: its slug) at its own addresses."""
 
-    def __init__(self, model, view_name):
-        self.path = identifier_path(view_name)
+    def __init__(self, model, view_name, log=None):
+        self.path = identifier_path(view_name, log=log)
         self.labels = {value: str(label) for value, label in model.Status.choices}
 
     def target(self, prefix, number, status, version=1, successor=None):

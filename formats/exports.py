@@ -71,6 +71,8 @@ DOCUMENT_COLUMNS = [
 TOPIC_COLUMNS = ["position", "name", "slug", "flavour", "scope"]
 DECISION_COLUMNS = [
     "identifier",
+    # The decision log's slug: two logs may both have an ADR-026.
+    "log",
     "number",
     "title",
     "status",
@@ -404,21 +406,24 @@ def decision_record_chunks(queryset):
         "inverse_relations",
         DecisionRelation.objects.filter(
             kind=DecisionRelation.Kind.SUPERSEDES
-        ).select_related("source"),
+        ).select_related("source__log"),
         to_attr="supersessions",
     )
-    rows = queryset.order_by("number").prefetch_related(successors)
+    rows = (
+        queryset.select_related("log")
+        .order_by("-log__is_own", "log__slug", "number", "twin")
+        .prefetch_related(successors)
+    )
     yield from buffered(
         csv_line(
             [
-                decision.identifier,
+                decision.label,
+                decision.log.slug,
                 decision.number,
                 decision.title,
                 decision.status,
                 decision.decided_on.isoformat() if decision.decided_on else "",
-                ", ".join(
-                    relation.source.identifier for relation in decision.supersessions
-                ),
+                ", ".join(relation.source.label for relation in decision.supersessions),
                 decision.body,
                 timestamp(decision.created_at),
                 timestamp(decision.updated_at),

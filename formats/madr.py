@@ -32,11 +32,21 @@ import yaml
 from markdown_it import MarkdownIt
 
 from catalogue.markdown import image_name, linked_file
-from catalogue.models import DecisionRelationKind, DecisionStatus
+from catalogue.models import DecisionFormat, DecisionRelationKind, DecisionStatus
 from formats import safe_yaml
 from formats.problems import Problem
 
-NUMBERED_RE = re.compile(r"(?P<number>\d+)-[^/]*\.md", re.I)
+# "0026-title.md", and "adr-026-title.md" / "ADR-026-title.md" as some teams
+# name them.
+NUMBERED_RE = re.compile(r"(?:adr-)?(?P<number>\d+)-[^/]*\.md", re.I)
+# What a folder's decision files are named, for the message when none is.
+DECISION_NAMES = (
+    "NNNN-title.md (0001-use-markdown.md), adr-NNN-title.md or ADR-NNN-title.md "
+    "(adr-001-use-adrs.md), or YYYYMMDD-title.md (20200925-use-prettier.md)"
+)
+# "# Architecture Decision Record: Module Structure": the words say what every
+# file of the folder is, not its title.
+TITLE_LEAD_RE = re.compile(r"(?:architecture\s+decision\s+record|ADR)\s*:\s+", re.I)
 # Files of a decision folder that are not decisions: indexes, templates.
 NOT_DECISION_RE = re.compile(
     r"(readme|index|toc|template|.*[-_]template|adr-template.*|template[-_].*)\.md",
@@ -59,7 +69,7 @@ META_RE = re.compile(
 STATUS_HEADING_RE = re.compile(r"#{2,6}\s+status\s*:?\s*", re.I)
 LINK_RE = re.compile(r"\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 ADR_NAME_RE = re.compile(r"\bADR[-\s]?0*(?P<number>\d+)\b", re.I)
-FILE_NAME_RE = re.compile(r"\b(?P<name>\d+-[\w.-]*\.md)\b", re.I)
+FILE_NAME_RE = re.compile(r"\b(?P<name>(?:adr-)?\d+-[\w.-]*\.md)\b", re.I)
 LINKED_WORD_RE = re.compile(r"\[(?P<text>[^\]]+)\]\([^)]*\)")
 
 Kind = DecisionRelationKind
@@ -140,7 +150,12 @@ class ParsedDecision:
 
     name: str
     number: int | None = None
+    # The file's place among the folder's files of its number, by name:
+    # 0064-b.md beside 0064-a.md is ADR-064 (2).
+    twin: int = 1
     dated: datetime.date | None = None
+    # The shape it is written in: a DecisionFormat value.
+    shape: str = "madr"
     title: str = ""
     status: str = ""
     status_text: str = ""
@@ -191,30 +206,91 @@ def _lines(text):
 
 def parse_decision(name, text):
     """A ParsedDecision for the file ``name`` holding ``text``, and the problems
-    that refuse it."""
+    that refuse it.
+
+    Where front matter and the body both state the title, the date or the
+    status (YAML above an adr-tools body), the front matter's is taken, with
+    a note where they disagree.
+    """
     parsed = ParsedDecision(name=name, **(name_parts(name) or {}))
     lines = text.split("\n")
     problems = []
     front, start = _front_matter(parsed, lines, problems)
     reader = _Reader(parsed, lines, start)
     reader.read()
-    if reader.title_line is None:
+    _read_front_title(parsed, front, reader)
+    if not parsed.title:
         problems.append(parsed.problem(1, "no title line (# Title)"))
     written = _pop(front, "status")
     front_status = (
         [] if written is None else [(_text(written), reader.front_lines["status"])]
     )
     _read_status(parsed, [front_status, reader.statuses], reader.status_section)
-    if any(str(key).lower() == "date" for key in front):
-        _read_front_date(parsed, front, reader.front_lines["date"])
+    _note_disagreement(parsed, "status", front_status, reader.statuses)
+    _read_date(parsed, front, reader)
+    _read_front_relations(parsed, front, reader.front_lines)
+    parsed.shape = _shape(front, reader)
+    parsed.metadata = {key: _plain(value) for key, value in front.items()}
+    parsed.body = reader.body()
+    return parsed, problems
+
+
+def _read_front_title(parsed, front, reader):
+    """The front matter's ``title`` over the heading's, noted where they differ."""
+    written = _pop(front, "title")
+    if written is None or not _text(written).strip():
+        return
+    title = " ".join(_text(written).split())
+    if reader.title_line is not None and parsed.title != title:
+        parsed.note(
+            reader.front_lines.get("title", 1),
+            f"the front matter's title {title!r} is taken; the heading says "
+            f"{parsed.title!r}",
+        )
+    parsed.title = title
+
+
+def _read_date(parsed, front, reader):
+    # MADR writes ``date``; some teams' front matter says ``created``.
+    key = next((name for name in ("date", "created") if _has(front, name)), None)
+    if key is not None:
+        _read_front_date(parsed, front, reader.front_lines.get(key, 1), key)
+        if reader.date is not None and parsed.decided_on not in (None, reader.date):
+            parsed.note(
+                reader.front_lines.get(key, 1),
+                f"the front matter's date {parsed.decided_on.isoformat()} is taken; "
+                f"the body says {reader.date.isoformat()}",
+            )
     elif reader.date is not None:
         parsed.decided_on = reader.date
     elif parsed.dated is not None:
         parsed.decided_on = parsed.dated
-    _read_front_relations(parsed, front, reader.front_lines)
-    parsed.metadata = {key: _plain(value) for key, value in front.items()}
-    parsed.body = reader.body()
-    return parsed, problems
+
+
+def _has(front, name):
+    return any(str(key).lower() == name for key in front)
+
+
+def _note_disagreement(parsed, what, front_said, body_said):
+    if not front_said or not body_said:
+        return
+    front_word = place_status(front_said[0][0])[0] or front_said[0][0].strip()
+    body_word = place_status(body_said[0][0])[0] or body_said[0][0].strip()
+    if front_word.lower() != body_word.lower():
+        parsed.note(
+            front_said[0][1],
+            f"the front matter's {what} {front_said[0][0]!r} is taken; the body "
+            f"says {body_said[0][0]!r}",
+        )
+
+
+def _shape(front, reader):
+    """The DecisionFormat value of the file's shape."""
+    if reader.status_section or reader.dated_line:
+        return DecisionFormat.ADR_TOOLS
+    if reader.bullets:
+        return DecisionFormat.MADR2
+    return DecisionFormat.MADR
 
 
 def _front_matter(parsed, lines, problems):
@@ -227,17 +303,49 @@ def _front_matter(parsed, lines, problems):
     else:
         problems.append(parsed.problem(1, "the front matter (---) is never closed"))
         return {}, len(lines)
+    written = [line.rstrip("\r") for line in lines[1:end]]
     try:
-        front = safe_yaml.load("\n".join(lines[1:end])) or {}
+        front = load_front_matter("\n".join(written)) or {}
     except safe_yaml.YAMLRefused as error:
         problems.append(
             parsed.problem(error.line + 1, f"the front matter is not YAML: {error}")
         )
         return {}, end + 1
     if not isinstance(front, dict):
-        problems.append(parsed.problem(2, "the front matter is not a mapping (key: …)"))
-        return {}, end + 1
+        return _unmapped(parsed, written), end + 1
     return front, end + 1
+
+
+def load_front_matter(text):
+    """The YAML of a file's front matter, read by the safe loader: the one
+    place front matter is loaded."""
+    return safe_yaml.load(text)
+
+
+# The key under which front matter that is not a mapping is kept as written.
+FRONT_MATTER_AS_WRITTEN = "front-matter"
+
+
+def _unmapped(parsed, written):
+    """Front matter that is not a mapping (``tag:Web Client``, a team's own
+    convention) read line by line for what it says (``key:value``), and kept
+    as written beside it."""
+    read = {}
+    for line in written:
+        key, colon, value = line.partition(":")
+        if colon and key.strip() and value.strip():
+            read.setdefault(key.strip(), []).append(value.strip())
+    said = {
+        key: values[0] if len(values) == 1 else values for key, values in read.items()
+    }
+    what = "; ".join(f"{key} {_text(value)!r}" for key, value in said.items())
+    parsed.note(
+        2,
+        "the front matter is not a mapping (key: value); "
+        + (f"read as {what}, and " if what else "")
+        + "kept as written",
+    )
+    return {**said, FRONT_MATTER_AS_WRITTEN: "\n".join(written)}
 
 
 class _Reader:
@@ -254,6 +362,8 @@ class _Reader:
         self.date = None
         self.kept = []
         self.removed = False
+        self.bullets = False
+        self.dated_line = False
         # Front matter keys are on lines 2 on; close enough for a message.
         self.front_lines = {}
         for number, line in enumerate(lines[1:start], start=2):
@@ -313,7 +423,12 @@ class _Reader:
         return None
 
     def _strip_number(self, title):
-        # "# 26. Title" (adr-tools), "# ADR-026: Title": the file's own number.
+        # "# 26. Title" (adr-tools), "# ADR-026: Title": the file's own number;
+        # "# Architecture Decision Record: Title": what every file is.
+        title = title.strip()
+        lead = TITLE_LEAD_RE.match(title)
+        if lead and title[lead.end() :].strip():
+            title = title[lead.end() :].strip()
         match = TITLE_NUMBER_RE.match(title)
         if (
             match
@@ -328,6 +443,10 @@ class _Reader:
         found = META_RE.fullmatch(line)
         if found is None:
             return False
+        bullet = line.lstrip()[:1] in {"*", "-"}
+        self.bullets = self.bullets or bullet
+        # "Date: …" and "Status: …" lines, as Nygard's records write them.
+        self.dated_line = self.dated_line or not bullet
         if found["key"].lower() == "status":
             self.statuses.append((found["value"], number))
             return True
@@ -392,12 +511,12 @@ def _pop(front, name):
     return None
 
 
-def _read_front_date(parsed, front, line):
-    value = _pop(front, "date")
+def _read_front_date(parsed, front, line, key="date"):
+    value = _pop(front, key)
     date = read_date(value) if value is not None else None
     if date is None and value not in (None, ""):
-        parsed.note(line, f"date {_text(value)!r} is not a date; kept as written")
-        front["date"] = value
+        parsed.note(line, f"{key} {_text(value)!r} is not a date; kept as written")
+        front[key] = value
     parsed.decided_on = date
 
 
@@ -603,31 +722,55 @@ def parse_folder(folder):
         parsed, found = parse_decision(path.name, text)
         problems.extend(found)
         if parsed.number is not None and parsed.number in claimed:
-            problems.append(
-                parsed.problem(
-                    0, f"number {parsed.number} is also {claimed[parsed.number]}'s"
-                )
+            # Files of one number (written on parallel branches) are each a
+            # record, in file name order: ADR-064, ADR-064 (2).
+            parsed.twin = len(claimed[parsed.number]) + 1
+            parsed.note(
+                0,
+                f"number {parsed.number} is also "
+                f"{', '.join(claimed[parsed.number])}'s: a record of its own, "
+                f"the number's {_ordinal(parsed.twin)}",
             )
-        claimed.setdefault(parsed.number, path.name)
+        claimed.setdefault(parsed.number, []).append(path.name)
         _read_images(parsed, folder)
         notes.extend(parsed.notes)
         decisions.append(parsed)
+    if not decisions and not problems:
+        problems.append(
+            Problem(
+                0,
+                f"holds no decision file: looked for {DECISION_NAMES}",
+                file=folder.name or str(folder),
+            )
+        )
     return decisions, problems, notes
 
 
-def format_decision(decision, relations):
-    """A decision record as a MADR file: front matter (status as written, date,
-    the other facts its file stated, ``relations``), the title, the body.
+def _ordinal(number):
+    return {2: "second", 3: "third"}.get(number, f"{number}th")
 
-    ``relations`` is ``{front matter key: [file names]}``.
+
+def format_decision(decision, relations, shape="madr", name=""):
+    """A decision record as a file of ``shape`` (a DecisionFormat value):
+
+    - MADR 3 and 4: front matter (status as written, date, the other facts its
+      file stated, ``relations``), the title, the body;
+    - MADR 2: the title, ``* Status:`` and ``* Date:`` bullets, the body;
+    - adr-tools: ``# 26. Title``, ``Date:``, a ``## Status`` section, the body.
+
+    In MADR 2 and adr-tools the front matter holds only what their shape
+    cannot say (other facts, relations), so a re-import reads the same record.
+    ``relations`` is ``{front matter key: [file names]}``; ``name`` is the
+    file's, whose number an adr-tools title repeats.
     """
-    front = {}
     status = decision.status_text or decision.status
-    if status:
-        front["status"] = status
     # An unreadable date was kept as written among the other facts.
+    front = {}
+    in_front = shape == "madr"
+    if status and in_front:
+        front["status"] = status
     date = decision.decided_on or decision.metadata.get("date")
-    if date is not None:
+    if date is not None and (in_front or not decision.decided_on):
         front["date"] = date
     front.update(
         (key, value) for key, value in decision.metadata.items() if key != "date"
@@ -639,5 +782,35 @@ def format_decision(decision, relations):
             front, allow_unicode=True, sort_keys=False, default_flow_style=False
         )
         head = f"---\n{dumped}---\n"
-    body = f"\n{decision.body}" if decision.body else ""
-    return f"{head}# {decision.title}\n{body}"
+    if in_front:
+        return f"{head}# {decision.title}\n{_after(decision.body)}"
+    date = decision.decided_on.isoformat() if decision.decided_on else ""
+    if shape == DecisionFormat.MADR2:
+        bullets = [
+            f"* Status: {status}" if status else "",
+            f"* Date: {date}" if date else "",
+        ]
+        lines = "\n".join(filter(None, bullets))
+        lines = f"\n{lines}\n" if lines else ""
+        return f"{head}# {decision.title}\n{lines}{_after(decision.body)}"
+    return (
+        f"{head}{_adr_tools_head(decision, status, date, name)}{_after(decision.body)}"
+    )
+
+
+def _after(body):
+    return f"\n{body}" if body else ""
+
+
+def _adr_tools_head(decision, status, date, name):
+    numbered = (name_parts(name) or {}).get("number") == decision.number
+    title = f"{decision.number}. {decision.title}" if numbered else decision.title
+    head = f"# {title}\n"
+    if date:
+        head += f"\nDate: {date}\n"
+    if not status:
+        return head
+    if decision.body.startswith("#"):
+        return f"{head}\n## Status\n\n{status}\n"
+    # A body that opens with text would be read as the status section's.
+    return f"{head}\nStatus: {status}\n"

@@ -1,14 +1,17 @@
 """A team's folder of decision records, in and back out.
 
-``import_decisions`` reads a folder (``formats.madr``) into the record, all
-or nothing; ``export_decisions`` writes the published records back as MADR
-files with their images, so that importing that folder into an empty record
-gives the same records.
+``import_decisions`` reads a folder (``formats.madr``) into a decision log of
+the record, all or nothing: the record's own, or a team's named at import;
+``export_decisions`` writes every log's published records back, each log in
+the shape it was read in, with their images and a list of the logs, so that
+importing that folder into an empty record gives the same logs and records.
 """
 
 import hashlib
-from collections import defaultdict
+import json
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db.models import Q
@@ -19,17 +22,20 @@ import actions.decisions
 from actions.batch import bulk_change
 from catalogue.models import (
     DecisionImage,
+    DecisionLog,
     DecisionRecord,
     DecisionRelation,
     content_digest,
 )
 from catalogue.references import write_references
 from formats.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
-from formats.problems import ImportRefused
+from formats.problems import ImportRefused, Problem
 from imports import progress
 from imports.topic_page import ImportReport
 
 KIND = "Decision records"
+# The list of logs an export writes beside their folders.
+LOGS_FILE = "decision-logs.json"
 
 
 @dataclass
@@ -48,10 +54,14 @@ class _Match:
         return self.outcome not in {"kept as edited", "held"}
 
 
-def import_decisions(folder, *, user=None, via=None):
-    """Create or update the decision records of a folder of Markdown files;
-    the audit trail names ``user`` and says what imported the folder
-    (``via``: the command and the folder, unless told).
+def import_decisions(folder, *, log=None, prefix=None, user=None, via=None):
+    """Create or update the decision records of a folder of Markdown files in
+    the decision log named ``log`` (made if new, with ``prefix``), or in the
+    record's own log; the audit trail names ``user`` and says what imported
+    the folder (``via``: the command and the folder, unless told).
+
+    A folder an export wrote (it holds ``decision-logs.json``), imported into
+    no named log, brings back every log it lists, each from its folder.
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     New records are published (the folder is the team's own record). A record
@@ -59,56 +69,98 @@ def import_decisions(folder, *, user=None, via=None):
     file changed too; a re-import of the same folder changes nothing.
     Relations are kept once, whichever file states them.
     """
-    parsed_files, problems, notes = parse_folder(folder)
-    report = ImportReport(notes=notes)
+    folder = Path(folder)
     via = via or f"import_decisions {folder}"
+    listed = folder / LOGS_FILE
     with bulk_change(user=user, via=via):
-        existing = list(DecisionRecord.objects.select_for_update())
-        matches = _match(parsed_files, existing, problems)
-        problems.extend(
-            _field_problems(matches, {problem.file for problem in problems})
-        )
-        if problems:
-            raise ImportRefused(problems)
-        now = timezone.now()
-        for match in progress.counted(matches, len(matches), every=10):
-            _apply(match, now, report, user)
-        written = [match.decision for match in matches if match.outcome == "updated"]
-        written += [match.decision for match in matches if match.is_new]
-        write_references(decisions=written)
-        moved = _write_images(matches) | _write_relations(matches, existing, report)
-        for match in matches:
-            outcome = "created" if match.is_new else match.outcome
-            if outcome == "unchanged" and match.decision.pk in moved:
-                outcome = "updated"
-            report.count(KIND, outcome)
+        if log is None and listed.is_file():
+            report = ImportReport(notes=[])
+            for entry in _listed_logs(listed):
+                _import_log(
+                    folder / entry["folder"], entry, user=user, via=via, report=report
+                )
+            return report
+        entry = {"name": log, "prefix": prefix}
+        return _import_log(folder, entry, user=user, via=via)
+
+
+def _listed_logs(listed):
+    try:
+        entries = json.loads(listed.read_text(encoding="utf-8"))
+        return [
+            {key: str(entry[key]) for key in ("name", "prefix", "format", "folder")}
+            for entry in entries
+        ]
+    except (ValueError, TypeError, KeyError) as error:
+        raise ImportRefused(
+            [Problem(0, f"is not a list of decision logs: {error}", file=LOGS_FILE)]
+        ) from None
+
+
+def _import_log(folder, entry, *, user, via, report=None):
+    parsed_files, problems, notes = parse_folder(folder)
+    report = report or ImportReport(notes=[])
+    report.notes.extend(notes)
+    if problems:
+        raise ImportRefused(problems)
+    shapes = Counter(parsed.shape for parsed in parsed_files)
+    log = actions.decisions.open_log(
+        name=entry["name"],
+        prefix=entry.get("prefix"),
+        log_format=entry.get("format") or shapes.most_common(1)[0][0],
+        user=user,
+        via=via,
+    )
+    existing = list(
+        DecisionRecord.objects.filter(log=log).select_for_update(of=("self",))
+    )
+    matches = _match(parsed_files, existing, problems, log)
+    problems.extend(_field_problems(matches, {problem.file for problem in problems}))
+    if problems:
+        raise ImportRefused(problems)
+    now = timezone.now()
+    _place_twins(matches)
+    for match in progress.counted(matches, len(matches), every=10):
+        _apply(match, now, report, user)
+    written = [match.decision for match in matches if match.outcome == "updated"]
+    written += [match.decision for match in matches if match.is_new]
+    write_references(decisions=written)
+    moved = _write_images(matches) | _write_relations(matches, existing, report)
+    for match in matches:
+        outcome = "created" if match.is_new else match.outcome
+        if outcome == "unchanged" and match.decision.pk in moved:
+            outcome = "updated"
+        report.count(KIND, outcome)
     return report
 
 
-def _match(parsed_files, existing, problems):
-    """Each file with its record: by file name, else by number; files named by
-    date that are new take numbers after the highest, in date-and-name order."""
+def _match(parsed_files, existing, problems, log):
+    """Each file with its record of ``log``: by file name, else by number
+    (and place among files of its number); files named by date that are new
+    take numbers after the highest, in date-and-name order."""
     by_name = {decision.source_name: decision for decision in existing}
-    by_number = {decision.number: decision for decision in existing}
+    by_number = {(decision.number, decision.twin): decision for decision in existing}
     matches, claimed = [], {}
     for parsed in parsed_files:
-        decision = by_name.get(parsed.name) or by_number.get(parsed.number)
+        decision = by_name.get(parsed.name) or by_number.get(
+            (parsed.number, parsed.twin)
+        )
         if decision is not None and decision.pk in claimed:
             problems.append(
                 parsed.problem(
                     0,
-                    f"{decision.identifier} is also {claimed[decision.pk]}'s "
-                    "in the record",
+                    f"{decision.label} is also {claimed[decision.pk]}'s in the record",
                 )
             )
             continue
         if decision is not None:
             claimed[decision.pk] = parsed.name
-        matches.append(
-            _Match(parsed, decision or DecisionRecord(), is_new=decision is None)
-        )
+        new = DecisionRecord(log=log)
+        matches.append(_Match(parsed, decision or new, is_new=decision is None))
     highest = max(
-        [*by_number, *(parsed.number or 0 for parsed in parsed_files)], default=0
+        [number for number, _ in by_number]
+        + [parsed.number or 0 for parsed in parsed_files],
+        default=0,
     )
     dated = [match for match in matches if match.is_new and match.parsed.number is None]
     for offset, match in enumerate(
@@ -119,7 +171,27 @@ def _match(parsed_files, existing, problems):
     for match in matches:
         if match.is_new:
             match.decision.number = match.parsed.number
+            match.decision.twin = match.parsed.twin
     return matches
+
+
+def _place_twins(matches):
+    """Give records whose place among their number's files moved (a file
+    named to sort before them was added) their new place: first out of the
+    way, so no two hold one place while they move."""
+    moving = [
+        match
+        for match in matches
+        if not match.is_new and match.decision.twin != match.parsed.twin
+    ]
+    for offset, match in enumerate(moving, start=1):
+        DecisionRecord.objects.filter(pk=match.decision.pk).update(twin=10000 + offset)
+    for match in moving:
+        match.decision.twin = match.parsed.twin
+        DecisionRecord.objects.filter(pk=match.decision.pk).update(
+            twin=match.parsed.twin
+        )
+        match.outcome = "updated"
 
 
 def _field_problems(matches, reported):
@@ -130,12 +202,14 @@ def _field_problems(matches, reported):
         if match.parsed.name in reported:
             continue
         candidate = DecisionRecord(
+            log=match.decision.log,
             number=match.decision.number,
+            twin=match.decision.twin,
             source_name=match.parsed.name,
             **match.parsed.content(),
         )
         try:
-            candidate.clean_fields(exclude=["published_by", "source_digest"])
+            candidate.clean_fields(exclude=["published_by", "source_digest", "log"])
         except ValidationError as error:
             problems.extend(
                 match.parsed.problem(0, f"{name}: {message}")
@@ -271,8 +345,13 @@ def _stated_relations(matches, existing, report):
     name that is neither in the folder nor in the record is noted."""
     by_name = {d.source_name: d for d in existing if d.source_name}
     by_name.update((match.parsed.name, match.decision) for match in matches)
-    by_number = {decision.number: decision for decision in existing}
-    by_number.update((match.decision.number, match.decision) for match in matches)
+    # A number names the first of its files.
+    by_number = {d.number: d for d in existing if d.twin == 1}
+    by_number.update(
+        (match.decision.number, match.decision)
+        for match in matches
+        if match.parsed.twin == 1
+    )
     wanted = set()
     for match in (match for match in matches if match.applies):
         for relation in match.parsed.relations:
@@ -315,7 +394,8 @@ def decision_file_name(decision):
     """The file a record is written to: its own file's name, kept at import."""
     if decision.source_name:
         return decision.source_name
-    return f"{decision.number:04d}-{slugify(decision.title) or 'decision'}.md"
+    twin = f"-{decision.twin}" if decision.twin != 1 else ""
+    return f"{decision.number:04d}{twin}-{slugify(decision.title) or 'decision'}.md"
 
 
 # Front matter keys for a relation, read from its source and its target.
@@ -331,18 +411,51 @@ INVERSE_KEYS = {
 
 
 def export_decisions(folder):
-    """Write every published decision record into ``folder`` as a MADR file
-    named as its own file was, with its images; return the names written.
+    """Write every decision log's published records into ``folder``, each as
+    a file of its log's shape (MADR, MADR 2, adr-tools) named as its own file
+    was, with its images; return the names written.
 
-    Relations are written on both records, under ``supersedes`` /
-    ``superseded-by`` and the like, naming the other record's file.
+    The record's own log is written at the top of ``folder``, every other
+    log in a folder of its own (``govuk-aws/``), and ``decision-logs.json``
+    lists them (name, prefix, format, folder) for a re-import. Relations are
+    written on both records, under ``supersedes`` / ``superseded-by`` and the
+    like, naming the other record's file.
     """
-    decisions = list(DecisionRecord.objects.public().prefetch_related("images"))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    logs = list(
+        DecisionLog.objects.filter(decisions__published_at__isnull=False).distinct()
+    )
+    written, listed = [], []
+    for log in logs:
+        place = "." if log.is_own else log.slug
+        written += [
+            name if log.is_own else f"{log.slug}/{name}"
+            for name in _export_log(log, folder / place)
+        ]
+        listed.append(
+            {
+                "name": log.name,
+                "prefix": log.prefix,
+                "format": log.format,
+                "folder": place,
+            }
+        )
+    (folder / LOGS_FILE).write_text(
+        json.dumps(listed, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    return written
+
+
+def _export_log(log, folder):
+    decisions = list(
+        DecisionRecord.objects.public().filter(log=log).prefetch_related("images")
+    )
     names = {decision.pk: decision_file_name(decision) for decision in decisions}
     relations = defaultdict(lambda: defaultdict(list))
     for relation in DecisionRelation.objects.filter(
         source__in=names, target__in=names
-    ).order_by("kind", "source__number", "target__number"):
+    ).order_by("kind", "source__number", "source__twin", "target__number"):
         source, target = relation.source_id, relation.target_id
         relations[source][FORWARD_KEYS[relation.kind]].append(names[target])
         relations[target][INVERSE_KEYS[relation.kind]].append(names[source])
@@ -353,7 +466,10 @@ def export_decisions(folder):
         keys = relations[decision.pk]
         ordered = {key: keys[key] for key in RELATION_KEYS if key in keys}
         path = folder / names[decision.pk]
-        path.write_text(format_decision(decision, ordered), encoding="utf-8")
+        path.write_text(
+            format_decision(decision, ordered, log.format, path.name),
+            encoding="utf-8",
+        )
         written.append(path.name)
         for image in decision.images.all():
             target = (folder / image.name).resolve()

@@ -84,10 +84,11 @@ def import_page(*, file_name, original_name, user_id):
     return f"Imported {original_name}.", str(report)
 
 
-def import_decision_folder(*, file_name, original_name, user_id):
+def import_decision_folder(*, file_name, original_name, user_id, log=""):
     """Import the decision folder of the uploaded .zip archive ``file_name``
-    (``formats.archives``), as ``import_decisions`` imports a folder: all or
-    nothing, with the same report."""
+    (``formats.archives``) into the decision log named ``log`` (the record's
+    own if empty), as ``import_decisions`` imports a folder: all or nothing,
+    with the same report."""
     storage, data, user = kept_upload(file_name, original_name, user_id)
     try:
         found = archives.read_archive(data, name=original_name)
@@ -96,6 +97,7 @@ def import_decision_folder(*, file_name, original_name, user_id):
             with progress.reporting(runner.progress):
                 report = import_decisions(
                     folder,
+                    log=log or None,
                     user=user,
                     via=f"the admin's import of {original_name} ({found.where})",
                 )

@@ -19,15 +19,17 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from actions.batch import bulk_change
-from catalogue.models import DecisionRecord
+from catalogue.models import OWN_LOG, DecisionRecord
 from catalogue.models.decision import RENDERED
 from imports import progress
 
 FORMAT = "anthology-record"
-VERSION = 2
+VERSION = 3
 # Snapshots of version 1 kept a decision record's successor on the record
-# (``superseded_by``); version 2 keeps it as the successor's relation.
-READABLE_VERSIONS = {1, 2}
+# (``superseded_by``); version 2 keeps it as the successor's relation;
+# version 3 keeps decision logs, where the earlier ones' decision records
+# are all the record's own.
+READABLE_VERSIONS = {1, 2, 3}
 
 # Every model the record is made of, in the order a restore saves them (a
 # model after the ones it refers to by natural key). Adding a model to the
@@ -38,6 +40,7 @@ RECORD_MODELS = [
     "catalogue.Registry",
     "catalogue.Topic",
     "catalogue.Preface",
+    "catalogue.DecisionLog",
     "catalogue.DecisionRecord",
     "catalogue.DecisionRelation",
     "catalogue.DecisionImage",
@@ -58,6 +61,7 @@ CONTENT_MODELS = [
     "catalogue.Registry",
     "catalogue.Topic",
     "catalogue.Document",
+    "catalogue.DecisionLog",
     "catalogue.DecisionRecord",
 ]
 
@@ -153,6 +157,8 @@ def import_record(stream):
         )
     if data["version"] == 1:
         data["objects"] = _successors_as_relations(data["objects"])
+    if data["version"] < 3:
+        data["objects"] = _in_own_log(data["objects"])
     unknown = sorted(set(data.get("models", [])) - set(RECORD_MODELS))
     if unknown:
         raise BackupError(f"the snapshot holds models this version lacks: {unknown}")
@@ -185,6 +191,32 @@ def import_record(stream):
         connection.check_constraints(table_names=tables)
         _reset_sequences()
     return counts
+
+
+def _in_own_log(objects):
+    """Objects of a snapshot from before decision logs, its decision records
+    (and the references naming them) in the record's own log."""
+    own = {
+        "model": "catalogue.decisionlog",
+        "pk": 1,
+        "fields": {
+            **OWN_LOG,
+            "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        },
+    }
+    moved = []
+    for obj in objects:
+        fields = obj.get("fields", {})
+        if obj.get("model") == "catalogue.decisionrecord":
+            obj = {**obj, "fields": {**fields, "log": 1, "twin": 1}}
+        elif (
+            obj.get("model") == "catalogue.reference" and fields.get("prefix") == "ADR"
+        ):
+            obj = {**obj, "fields": {**fields, "log": 1}}
+        moved.append(obj)
+    if not any(obj.get("model") == "catalogue.decisionrecord" for obj in moved):
+        return moved
+    return [own, *moved]
 
 
 def _successors_as_relations(objects):

@@ -1,4 +1,5 @@
-"""Atom feeds of new and revised documents: site-wide and per topic.
+"""Atom feeds of new and revised documents (site-wide and per topic) and of
+each decision log's records.
 
 An entry is a published version, so a revision appears as an entry of its own
 and a draft never appears at all. Its id is the version page's absolute
@@ -13,7 +14,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from catalogue.models import PUBLIC_STATUSES, DocumentVersion, Topic
+from catalogue.models import PUBLIC_STATUSES, DecisionRecord, DocumentVersion, Topic
+from public.views import decision_log
 
 ENTRIES = 50
 
@@ -123,3 +125,53 @@ class TopicFeed(DocumentVersionFeed):
             .filter(document__topic=topic)
             .order_by("-published_at", "-pk")[:ENTRIES]
         )
+
+
+class DecisionLogFeed(Feed):
+    """A decision log's records as they are published, newest first: the
+    record's own at /decisions/feed/, a team's at /decisions/<log>/feed/.
+    An entry's id is the record's page; it is updated when the record is."""
+
+    feed_type = TextSummaryAtomFeed
+
+    def get_object(self, request, log=None):
+        return decision_log({"log": log} if log else {})
+
+    def title(self, log):
+        return f"Anthology: decision records of {log.name}"
+
+    def subtitle(self, log):
+        return f"The decision records of {log.name}, as they are published."
+
+    def link(self, log):
+        return log.get_absolute_url()
+
+    def items(self, log):
+        return (
+            DecisionRecord.objects.public()
+            .filter(log=log.pk)
+            .order_by("-published_at", "-pk")[:ENTRIES]
+        )
+
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        feed.feed["id"] = feed.feed["feed_url"]
+        for item in feed.items:
+            item["unique_id"] = item["link"]
+        return feed
+
+    def item_title(self, decision):
+        return f"{decision.label}: {decision.title}"
+
+    def item_description(self, decision):
+        status = decision.status_text or decision.get_status_display()
+        return f"{status}. {decision.body}"
+
+    def item_link(self, decision):
+        return decision.get_absolute_url()
+
+    def item_pubdate(self, decision):
+        return decision.published_at
+
+    def item_updateddate(self, decision):
+        return max(decision.published_at, decision.updated_at)

@@ -16,7 +16,6 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
 from catalogue.citations import identifier_url, identifiers_in
-from catalogue.identifiers import Identifier, identifier_path
 from catalogue.markdown import image_name, linked_file
 from catalogue.models import DecisionRecord
 from catalogue.references import names_in
@@ -135,11 +134,12 @@ def _link(written, name, target):
     return f'{link} <span class="reference-note">({"; ".join(notes)})</span>'
 
 
-def decision_files(texts):
-    """The pages of public decision records, by the names of their files that
-    ``texts`` link to (``0003-aws-networking.md``), so a link to a sibling
-    file leads to its record: by the file a record was imported from, else by
-    the number the name starts with. One query, none without such links."""
+def decision_files(texts, decision):
+    """The pages of public decision records of ``decision``'s log, by the
+    names of their files that ``texts`` link to (``0003-aws-networking.md``),
+    so a link to a sibling file leads to its record, a twin's to that twin:
+    by the file a record was imported from, else by the number the name
+    starts with. One query, none without such links."""
     names = {ref for text in texts for ref in references(text) if isinstance(ref, str)}
     if not names:
         return {}
@@ -147,21 +147,20 @@ def decision_files(texts):
     numbered = {
         name: parts["number"] for name, parts in numbered.items() if "number" in parts
     }
-    rows = (
-        DecisionRecord.objects.public()
-        .filter(Q(source_name__in=names) | Q(number__in=numbered.values()))
-        .values_list("number", "source_name")
+    rows = DecisionRecord.objects.public().filter(
+        Q(source_name__in=names) | Q(number__in=numbered.values(), twin=1),
+        log=decision.log_id,
     )
-    by_name, public = {}, set()
-    for number, source_name in rows:
-        by_name[source_name] = number
-        public.add(number)
-    path = identifier_path("catalogue:decision-detail")
+    by_name, by_number = {}, {}
+    for record in rows:
+        by_name[record.source_name] = record
+        if record.twin == 1:
+            by_number[record.number] = record
     files = {}
     for name in names:
-        number = by_name.get(name, numbered.get(name))
-        if number in public:
-            files[name] = path(Identifier(DecisionRecord.PREFIX, number))
+        record = by_name.get(name) or by_number.get(numbered.get(name))
+        if record is not None:
+            files[name] = record.get_absolute_url()
     return files
 
 

@@ -54,8 +54,13 @@ PAGES = {
     "catalogue:topic-feed": lambda kw: [topic_scope(kw["slug"])],
     "catalogue:document-detail": lambda kw: [document_scope(kw["identifier"])],
     "catalogue:document-version": lambda kw: [document_scope(kw["identifier"])],
+    # Every decision log's pages, the record's own and the teams'.
     "catalogue:decision-list": lambda kw: [DECISIONS],
     "catalogue:decision-detail": lambda kw: [DECISIONS],
+    "catalogue:decision-feed": lambda kw: [DECISIONS],
+    "catalogue:log-decision-list": lambda kw: [DECISIONS],
+    "catalogue:log-decision-detail": lambda kw: [DECISIONS],
+    "catalogue:log-decision-feed": lambda kw: [DECISIONS],
     # Citation downloads: a list's costs a thousand entries' rendering.
     "catalogue:search-citation": lambda kw: [LISTS],
     "catalogue:topic-citation": lambda kw: [topic_scope(kw["slug"])],
@@ -74,7 +79,8 @@ PARAMETERS = {
     "catalogue:topic-detail": LIST_PARAMETERS,
     "catalogue:registry-list": {"page"},
     "catalogue:tag-list": {"page"},
-    "catalogue:decision-list": {"page"},
+    "catalogue:decision-list": {"page", "status"},
+    "catalogue:log-decision-list": {"page", "status"},
     "catalogue:sitemap-section": {"p"},
     "catalogue:search-citation": LIST_PARAMETERS | {"q"},
     "catalogue:topic-citation": LIST_PARAMETERS,
@@ -136,11 +142,13 @@ def document_scopes(document, *, topic_slugs=(), names=()):
     return scopes
 
 
-def _naming_scopes(identifier):
-    """Scopes of the texts that name ``identifier``, the preface's included."""
+def _naming_scopes(identifier, log=None):
+    """Scopes of the texts that name ``identifier`` (a decision record's of
+    ``log``), the preface's included: it names the record's own log's."""
     scopes = set()
+    named = {"log": log.pk} if log is not None else {}
     rows = Reference.objects.filter(
-        prefix=identifier.prefix, number=identifier.number
+        prefix=identifier.prefix, number=identifier.number, **named
     ).values_list(
         "document__registry__prefix",
         "document__number",
@@ -154,7 +162,7 @@ def _naming_scopes(identifier):
             scopes.add(document_scope(Identifier(prefix, number)))
             if slug:
                 scopes.add(topic_scope(slug))
-    preface = Preface.objects.first()
+    preface = Preface.objects.first() if log is None or log.is_own else None
     if preface is not None and any(
         name.key == identifier.key for name in find_names(preface.text)
     ):
@@ -191,8 +199,8 @@ def decision_scopes(decision, *, names=()):
     """The scopes a change to a public decision record affects: the decision
     pages and lists, the texts naming it, and the documents its text names now
     or named before (``names``), whose pages list it as naming them."""
-    scopes = {DECISIONS, LISTS, *_naming_scopes(decision.identifier)}
+    scopes = {DECISIONS, LISTS, *_naming_scopes(decision.identifier, decision.log)}
     for name in [*names, *find_names(decision.body)]:
-        if name.prefix != DecisionRecord.PREFIX:
+        if name.prefix != decision.log.prefix:
             scopes.add(document_scope(Identifier(name.prefix, name.number)))
     return scopes

@@ -108,7 +108,12 @@ def entry_named(query):
     if identifier is None:
         return None
     if identifier.prefix == DecisionRecord.PREFIX:
-        return DecisionRecord.objects.public().filter(number=identifier.number).first()
+        # ADR-026 typed is the record's own, as the preface's is.
+        return (
+            DecisionRecord.objects.public()
+            .filter(log__is_own=True, number=identifier.number, twin=1)
+            .first()
+        )
     return (
         Document.objects.public()
         .select_related("registry")

@@ -42,17 +42,40 @@ lists = [
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
 ]
 
-decisions = [
-    path("decisions/", views.DecisionRecordListView.as_view(), name="decision-list"),
-    path(
-        "decisions/<identifier:identifier>/",
+# A decision log's pages: the record's own at /decisions/, a team's at
+# /decisions/<log>/; a second file of one number at .../ADR-064/2/.
+decision_pages = [
+    ("", views.DecisionRecordListView.as_view(), "decision-list"),
+    ("feed/", feeds.DecisionLogFeed(), "decision-feed"),
+    (
+        "<identifier:identifier>/",
         views.DecisionRecordDetailView.as_view(),
-        name="decision-detail",
+        "decision-detail",
     ),
-    path(
-        "decisions/<identifier:identifier>/images/<path:name>",
+    (
+        "<identifier:identifier>/<int:twin>/",
+        views.DecisionRecordDetailView.as_view(),
+        "decision-detail",
+    ),
+    (
+        "<identifier:identifier>/images/<path:name>",
         views.decision_image,
-        name="decision-image",
+        "decision-image",
+    ),
+    (
+        "<identifier:identifier>/<int:twin>/images/<path:name>",
+        views.decision_image,
+        "decision-image",
+    ),
+]
+decisions = [
+    *(
+        path(f"decisions/{route}", view, name=name)
+        for route, view, name in decision_pages
+    ),
+    *(
+        path(f"decisions/<slug:log>/{route}", view, name=f"log-{name}")
+        for route, view, name in decision_pages
     ),
 ]
 

@@ -14,7 +14,9 @@ from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.filters import DocumentFilter
 from catalogue.models import (
+    OWN_LOG,
     DecisionImage,
+    DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
@@ -336,31 +338,85 @@ class DocumentVersionView(DocumentDetailView):
         }
 
 
-class DecisionRecordListView(ListView):
-    """The decision records, in number order.
+def decision_log(kwargs):
+    """The decision log a page's URL names (``log``: its slug), or the
+    record's own; Http404 for none. The own log has no address of its own
+    beside /decisions/."""
+    if "log" not in kwargs:
+        log = DecisionLog.objects.own()
+        if log is None:
+            return DecisionLog(**OWN_LOG)
+        return log
+    log = DecisionLog.objects.filter(slug=kwargs["log"], is_own=False).first()
+    if log is None:
+        raise Http404(f"No decision log {kwargs['log']}.")
+    return log
 
-    Template: ``catalogue/decisionrecord_list.html``. Context: ``decisions``,
-    each with ``successors`` (the public records superseding it).
+
+class DecisionRecordListView(ListView):
+    """A decision log's records, in number order: the record's own at
+    /decisions/, a team's at /decisions/<log>/; ``?status=accepted`` keeps
+    the records of one status (``none`` those stating none).
+
+    Template: ``catalogue/decisionrecord_list.html``. Context: ``log``,
+    ``logs`` (the other logs holding public records), ``statuses`` ((value,
+    label, chosen) for the filter), ``decisions``, each with ``successors``
+    (the public records superseding it).
     """
 
     context_object_name = "decisions"
     paginate_by = ROWS_PER_PAGE
 
+    @cached_property
+    def log(self):
+        return decision_log(self.kwargs)
+
+    @cached_property
+    def status(self):
+        status = self.request.GET.get("status", "")
+        if status == "none":
+            return ""
+        if status and status not in DecisionRecord.Status.values:
+            raise BadRequest(f"No status {status!r}.")
+        return status or None
+
     def get_queryset(self):
-        return DecisionRecord.objects.public().prefetch_related(
+        decisions = DecisionRecord.objects.public().filter(log=self.log.pk)
+        if self.status is not None:
+            decisions = decisions.filter(status=self.status)
+        return decisions.prefetch_related(
             Prefetch(
                 "inverse_relations",
                 DecisionRelation.objects.filter(
                     kind=DecisionRelation.Kind.SUPERSEDES,
                     source__published_at__isnull=False,
-                ).select_related("source"),
+                ).select_related("source__log"),
                 to_attr="successors",
             )
         )
 
+    def get_context_data(self, **kwargs):
+        chosen = self.request.GET.get("status", "")
+        statuses = [
+            (value or "none", label, (value or "none") == chosen)
+            for value, label in DecisionRecord.Status.choices
+        ]
+        logs = DecisionLog.objects.filter(
+            decisions__published_at__isnull=False
+        ).distinct()
+        return super().get_context_data(
+            log=self.log,
+            logs=[log for log in logs if log.pk != self.log.pk],
+            statuses=statuses,
+            status_chosen=bool(chosen),
+            **kwargs,
+        )
+
 
 class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
-    """A decision record's own page, at its identifier (ADR-026).
+    """A decision record's own page, at its identifier in its log
+    (/decisions/ADR-026/, /decisions/govuk-aws/ADR-026/, a second file of one
+    number at /decisions/govuk-aws/ADR-064/2/).
 
     Template: ``catalogue/decisionrecord_detail.html``. Context: ``decision``,
     ``body`` (its Markdown as HTML: names, sibling files and its images
@@ -373,27 +429,42 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
 
     def get_object(self, queryset=None):
         identifier = self.kwargs["identifier"]
-        if identifier.prefix != DecisionRecord.PREFIX:
-            raise Http404("Not a decision record.")
+        # The log is read with the record: one query.
+        if "log" in self.kwargs:
+            in_log = {"log__slug": self.kwargs["log"], "log__is_own": False}
+        else:
+            in_log = {"log__is_own": True}
         try:
-            return DecisionRecord.objects.public().get(number=identifier.number)
+            return DecisionRecord.objects.public().get(
+                log__prefix=identifier.prefix,
+                number=identifier.number,
+                twin=self.kwargs.get("twin", 1),
+                **in_log,
+            )
         except DecisionRecord.DoesNotExist:
             raise Http404(f"No decision record {identifier}.") from None
 
     def get_context_data(self, **kwargs):
         decision = self.object
-        references = resolve([decision.body])
+        references = resolve([decision.body], log=decision.log)
         images = {
             name: reverse(
-                "catalogue:decision-image",
-                kwargs={"identifier": decision.identifier, "name": name},
+                decision.url_name("decision-image"),
+                kwargs={**decision.url_kwargs(), "name": name},
             )
             + f"?v={digest[:16]}"
             for name, digest in decision.images.values_list("name", "digest")
         }
         body = place_files(
-            decision.body_html, files=decision_files([decision.body]), images=images
+            decision.body_html,
+            files=decision_files([decision.body], decision),
+            images=images,
         )
+        naming = DecisionRecord.objects.public().naming(
+            decision.identifier, log=decision.log
+        )
+        if decision.twin != 1:
+            naming = DecisionRecord.objects.none()
         return super().get_context_data(
             body=link_names_in_html(body, references),
             relations=decision_relations(decision),
@@ -402,14 +473,22 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
                 for key, value in decision.metadata.items()
             ],
             references=references,
-            referenced_by=Document.objects.public()
-            .naming(decision.identifier)
-            .in_number_order(),
-            decisions_referencing=DecisionRecord.objects.public().naming(
-                decision.identifier
-            ),
+            referenced_by=_documents_naming(decision),
+            decisions_referencing=naming,
             **kwargs,
         )
+
+
+def _documents_naming(decision):
+    """Documents name only the record's own log's decisions (and a log's of
+    a prefix of its own); a second file of one number is named by none."""
+    if decision.twin != 1:
+        return Document.objects.none()
+    return (
+        Document.objects.public()
+        .naming(decision.identifier, log=decision.log)
+        .in_number_order()
+    )
 
 
 def decision_relations(decision):
@@ -420,7 +499,7 @@ def decision_relations(decision):
             Q(source=decision, target__published_at__isnull=False)
             | Q(target=decision, source__published_at__isnull=False)
         )
-        .select_related("source", "target")
+        .select_related("source__log", "target__log")
         .order_by("kind", "source__number", "target__number")
     )
     relations = []
@@ -448,14 +527,17 @@ REVALIDATE = {"public": True, "max_age": 0, "must_revalidate": True}
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 
-def decision_image(request, identifier, name):
+def decision_image(request, identifier, name, log=None, twin=1):
     """An image of a public decision record, as imported with it, with its own
     content type; cached for good under the URL its page links to."""
-    if identifier.prefix != DecisionRecord.PREFIX:
-        raise Http404("Not a decision record.")
+    found = decision_log({"log": log} if log else {})
+    if identifier.prefix != found.prefix:
+        raise Http404("Not a decision record of this log.")
     image = get_object_or_404(
         DecisionImage.objects.filter(decision__published_at__isnull=False),
+        decision__log=found.pk,
         decision__number=identifier.number,
+        decision__twin=twin,
         name=name,
     )
     etag = quote_etag(image.digest)

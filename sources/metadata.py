@@ -32,6 +32,7 @@ from catalogue.citations import (
 )
 from catalogue.models import PublicationType
 from sources import transport
+from sources.cleaning import plain_text, with_subtitle
 from sources.transport import LookupFailed
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -256,23 +257,30 @@ def _crossref_work(doi, work):
         )
     parts = (work.get("issued") or {}).get("date-parts") or [[None]]
     parts = [int(part) for part in parts[0] if part is not None]
-    if not parts or not work.get("title"):
+    title = with_subtitle(_first(work, "title"), _first(work, "subtitle"))
+    if not parts or not title:
         raise LookupFailed(
             f"Crossref's answer for DOI {doi} has no title or no date.",
             code="malformed",
         )
     return WorkMetadata(
         source_identifier=f"DOI:{doi}",
-        title=" ".join(work["title"][0].split()),
+        title=title,
         year=parts[0],
         author_list=[crossref_name(author) for author in work.get("author", [])],
         publication_date="-".join(
             f"{part:02d}" if index else str(part) for index, part in enumerate(parts)
         ),
-        venue=" ".join((work.get("container-title") or [""])[0].split()),
+        venue=plain_text(_first(work, "container-title")),
         publication_type=CROSSREF_TYPES.get(work.get("type"), PublicationType.UNKNOWN),
         doi=answered,
     )
+
+
+def _first(work, key):
+    """The first of a Crossref list of strings (``title``, ``subtitle``,
+    ``container-title``), or ""."""
+    return (work.get(key) or [""])[0]
 
 
 def crossref_name(author):

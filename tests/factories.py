@@ -11,7 +11,9 @@ from factory.django import DjangoModelFactory
 
 import actions.documents
 from catalogue.models import (
+    OWN_LOG,
     DecisionImage,
+    DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
@@ -118,6 +120,20 @@ def factory_publisher():
     )[0]
 
 
+class DecisionLogFactory(DjangoModelFactory):
+    """A team's decision log; ``own=True`` the record's own (made once)."""
+
+    class Meta:
+        model = DecisionLog
+        django_get_or_create = ["slug"]
+
+    class Params:
+        own = factory.Trait(**OWN_LOG)
+
+    name = factory.Sequence(lambda n: f"Team {n} decisions")
+    slug = factory.LazyAttribute(lambda log: slugify(log.name))
+
+
 class DecisionRecordFactory(DjangoModelFactory):
     """A published decision record; ``superseded_by=newer`` also makes ``newer``
     supersede it (a relation row, as the workflow keeps it)."""
@@ -129,6 +145,7 @@ class DecisionRecordFactory(DjangoModelFactory):
     class Params:
         draft = factory.Trait(published_at=None)
 
+    log = factory.LazyFunction(lambda: DecisionLogFactory(own=True))
     number = factory.Sequence(lambda n: n + 1)
     title = factory.Faker("sentence", nb_words=5)
     status = DecisionRecord.Status.ACCEPTED

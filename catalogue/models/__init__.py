@@ -7,6 +7,7 @@ tables, migrations, permissions and admin URLs name ``catalogue``.
 from catalogue.models import audit  # noqa: F401  (registers the audit trail)
 from catalogue.models.choices import (
     PUBLIC_STATUSES,
+    DecisionFormat,
     DecisionRelationKind,
     DecisionStatus,
     DocumentStatus,
@@ -15,7 +16,10 @@ from catalogue.models.choices import (
     TopicFlavour,
 )
 from catalogue.models.decision import (
+    OWN_LOG,
+    OWN_LOG_SLUG,
     DecisionImage,
+    DecisionLog,
     DecisionRecord,
     DecisionRecordQuerySet,
     DecisionRelation,
@@ -30,11 +34,15 @@ from catalogue.models.topic import Preface, Topic
 from catalogue.models.version import DocumentVersion
 
 __all__ = [
+    "OWN_LOG",
+    "OWN_LOG_SLUG",
     "PREFIX_VALIDATOR",
     "PUBLIC_STATUSES",
     "BrokenReference",
     "CitedText",
+    "DecisionFormat",
     "DecisionImage",
+    "DecisionLog",
     "DecisionRecord",
     "DecisionRecordQuerySet",
     "DecisionRelation",

@@ -82,3 +82,11 @@ INVERSE_LABELS = {
     DecisionRelationKind.CLARIFIES: _("Clarified by"),
     DecisionRelationKind.RELATES_TO: _("Relates to"),
 }
+
+
+class DecisionFormat(models.TextChoices):
+    """The shape a decision log's files were written in, and are written back in."""
+
+    MADR = "madr", _("MADR 3 and 4 (YAML front matter)")
+    MADR2 = "madr2", _("MADR 2 (bullet lines)")
+    ADR_TOOLS = "adr-tools", _("adr-tools and Nygard's format")

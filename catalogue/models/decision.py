@@ -10,12 +10,86 @@ from django.utils.translation import gettext_lazy as _
 from catalogue.identifiers import Identifier
 from catalogue.markdown import render_inline, render_markdown
 from catalogue.models.choices import (
+    DecisionFormat,
     DecisionRelationKind,
     DecisionStatus,
     RevisionStatus,
 )
 from catalogue.models.fields import NulRefused, one_of, search_vector_field, user_field
 from catalogue.models.held import HeldEdit, held_constraints
+from catalogue.models.registry import PREFIX_VALIDATOR
+
+OWN_LOG_SLUG = "anthology"
+# The record's own log, as the first decision of a new record makes it.
+OWN_LOG = {
+    "name": "The anthology",
+    "slug": OWN_LOG_SLUG,
+    "prefix": "ADR",
+    "format": DecisionFormat.MADR,
+    "is_own": True,
+}
+
+
+class DecisionLogQuerySet(models.QuerySet):
+    def own(self):
+        """The record's own log (the preface's ADR-026), or None before any."""
+        return self.filter(is_own=True).first()
+
+
+class DecisionLog(NulRefused, models.Model):
+    """A named collection of decision records with its own prefix and
+    numbering: the record's own (ADR-026 of the preface) or a team's folder,
+    imported under the name given at import."""
+
+    Format = DecisionFormat
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(
+        max_length=100,
+        unique=True,
+        help_text=_("Its part of the pages' addresses: /decisions/govuk-aws/."),
+    )
+    prefix = models.CharField(
+        max_length=20,
+        default="ADR",
+        validators=[PREFIX_VALIDATOR],
+        help_text=_(
+            "How its records are named (ADR-026). Names in a text resolve in "
+            "the text's own log first."
+        ),
+    )
+    format = models.CharField(
+        max_length=20,
+        choices=Format,
+        default=Format.MADR,
+        help_text=_("The shape its files were read in, and are written back in."),
+    )
+    is_own = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_("The record's own decisions, which its references name."),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = DecisionLogQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-is_own", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_own"], condition=Q(is_own=True), name="one_own_decision_log"
+            ),
+            one_of("format", DecisionFormat, "decision_log_format_valid"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        if self.is_own:
+            return reverse("catalogue:decision-list")
+        return reverse("catalogue:log-decision-list", kwargs={"log": self.slug})
+
 
 BODY_MAX_CHARACTERS = 50_000
 
@@ -28,15 +102,26 @@ class DecisionRecordQuerySet(models.QuerySet):
     def drafts(self):
         return self.filter(published_at__isnull=True)
 
-    def naming(self, identifier):
-        """Decision records whose text names ``identifier``."""
+    def naming(self, identifier, log=None):
+        """Decision records whose text names ``identifier``: in ``log`` for a
+        decision record's name."""
+        named = {"references__log": log} if log is not None else {}
         return self.filter(
-            references__prefix=identifier.prefix, references__number=identifier.number
+            references__prefix=identifier.prefix,
+            references__number=identifier.number,
+            **named,
         ).distinct()
 
 
+class DecisionRecordManager(models.Manager.from_queryset(DecisionRecordQuerySet)):
+    def get_queryset(self):
+        # A record's name and address are its log's: read with it.
+        return super().get_queryset().select_related("log")
+
+
 class DecisionRecord(NulRefused, models.Model):
-    """An architecture decision record of the anthology itself (ADR-026)."""
+    """An architecture decision record of a decision log: the anthology's own
+    (ADR-026) or a team's."""
 
     PREFIX = "ADR"
     # What a decision's file says of it, and so what an import compares.
@@ -51,8 +136,22 @@ class DecisionRecord(NulRefused, models.Model):
 
     Status = DecisionStatus
 
+    log = models.ForeignKey(
+        DecisionLog,
+        on_delete=models.PROTECT,
+        related_name="decisions",
+        help_text=_("The log the record belongs to, with its own numbering."),
+    )
     # Teams number their first decision 0 (MADR ships 0000-use-markdown-...).
-    number = models.PositiveIntegerField(unique=True)
+    number = models.PositiveIntegerField()
+    twin = models.PositiveSmallIntegerField(
+        default=1,
+        editable=False,
+        help_text=_(
+            "Where a folder numbers two files alike, the second by file name is "
+            "ADR-064 (2)."
+        ),
+    )
     title = models.CharField(max_length=500)
     status = models.CharField(
         max_length=20, choices=Status, default=Status.PROPOSED, blank=True
@@ -113,24 +212,27 @@ class DecisionRecord(NulRefused, models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     search_vector = search_vector_field()
 
-    objects = DecisionRecordQuerySet.as_manager()
+    objects = DecisionRecordManager()
 
     class Meta:
-        ordering = ["number"]
+        ordering = ["number", "twin", "log_id"]
         permissions = [
             ("publish_decisionrecord", "Can publish decision records"),
         ]
         constraints = [
             one_of("status", DecisionStatus, "decision_record_status_valid"),
             models.UniqueConstraint(
-                fields=["source_name"],
+                fields=["log", "number", "twin"], name="unique_decision_number"
+            ),
+            models.UniqueConstraint(
+                fields=["log", "source_name"],
                 condition=~Q(source_name=""),
                 name="unique_decision_source_name",
             ),
         ]
 
     def __str__(self):
-        return f"{self.identifier}: {self.title}"
+        return f"{self.label}: {self.title}"
 
     def save(self, *args, **kwargs):
         """Save, with the HTML of the Markdown saved rendered once, here: no
@@ -148,13 +250,29 @@ class DecisionRecord(NulRefused, models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
-        return reverse(
-            "catalogue:decision-detail", kwargs={"identifier": self.identifier}
-        )
+        return reverse(self.url_name(), kwargs=self.url_kwargs())
+
+    def url_name(self, page="decision-detail"):
+        """The URL name of the record's ``page``: its log's own, unless it is
+        the record's own log, whose addresses carry no log."""
+        return f"catalogue:{page}" if self.log.is_own else f"catalogue:log-{page}"
+
+    def url_kwargs(self):
+        kwargs = {"identifier": self.identifier}
+        if self.twin != 1:
+            kwargs["twin"] = self.twin
+        if not self.log.is_own:
+            kwargs["log"] = self.log.slug
+        return kwargs
 
     @property
     def identifier(self):
-        return Identifier(self.PREFIX, self.number)
+        return Identifier(self.log.prefix, self.number)
+
+    @property
+    def label(self):
+        """The identifier as shown: a second file of one number is ADR-064 (2)."""
+        return self.identifier if self.twin == 1 else f"{self.identifier} ({self.twin})"
 
     @property
     def is_public(self):
@@ -260,12 +378,13 @@ class DecisionImage(NulRefused, models.Model):
         ]
 
     def __str__(self):
-        return f"{self.decision.identifier}: {self.name}"
+        return f"{self.decision.label}: {self.name}"
 
     def get_absolute_url(self):
+        decision = self.decision
         return reverse(
-            "catalogue:decision-image",
-            kwargs={"identifier": self.decision.identifier, "name": self.name},
+            decision.url_name("decision-image"),
+            kwargs={**decision.url_kwargs(), "name": self.name},
         )
 
 

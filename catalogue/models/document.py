@@ -101,10 +101,14 @@ class DocumentQuerySet(models.QuerySet):
         )
         return self.tags().annotate(document_count=count)
 
-    def naming(self, identifier):
-        """Documents whose text names ``identifier``."""
+    def naming(self, identifier, log=None):
+        """Documents whose text names ``identifier``: in the decision ``log``
+        for a decision record's name."""
+        named = {"references__log": log} if log is not None else {}
         return self.filter(
-            references__prefix=identifier.prefix, references__number=identifier.number
+            references__prefix=identifier.prefix,
+            references__number=identifier.number,
+            **named,
         ).distinct()
 
     def registry_counts(self, *, topic):

@@ -1,8 +1,9 @@
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
+from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import Identifier
-from catalogue.models.decision import DecisionRecord
+from catalogue.models.decision import DecisionLog, DecisionRecord
 from catalogue.models.document import Document
 from catalogue.models.fields import NulRefused
 
@@ -14,11 +15,11 @@ class ReferenceQuerySet(models.QuerySet):
             registry__prefix=OuterRef("prefix"), number=OuterRef("number")
         )
         public_decision = DecisionRecord.objects.public().filter(
-            number=OuterRef("number")
+            log=OuterRef("log"), number=OuterRef("number")
         )
         return self.filter(
-            (Q(prefix=DecisionRecord.PREFIX) & ~Exists(public_decision))
-            | (~Q(prefix=DecisionRecord.PREFIX) & ~Exists(public_document))
+            (Q(log__isnull=False) & ~Exists(public_decision))
+            | (Q(log__isnull=True) & ~Exists(public_document))
         )
 
 
@@ -37,6 +38,17 @@ class Reference(NulRefused, models.Model):
         DecisionRecord, models.CASCADE, null=True, blank=True, related_name="references"
     )
     prefix = models.CharField(max_length=20)
+    log = models.ForeignKey(
+        DecisionLog,
+        models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_(
+            "The decision log a decision record's name resolves in (the naming "
+            "text's own, unless it names another); empty for a document's name."
+        ),
+    )
     number = models.PositiveIntegerField()
     version = models.PositiveIntegerField(null=True, blank=True)
 

@@ -73,8 +73,15 @@ class DecisionRecordAdmin(
     form = DecisionRecordForm
     change_form_template = "admin/catalogue/decisionrecord/change_form.html"
     inlines = [RelationInline]
-    list_display = ["__str__", "status", "decided_on", "is_published", "updated_at"]
-    list_filter = ["status", PublishedFilter]
+    list_display = [
+        "__str__",
+        "log",
+        "status",
+        "decided_on",
+        "is_published",
+        "updated_at",
+    ]
+    list_filter = ["log", "status", PublishedFilter]
     search_fields = ["title", "body"]
     readonly_fields = ["source_name", "published_at", "published_by"]
     actions = ["publish_action", *exports.DECISION_RECORD_ACTIONS]
@@ -101,19 +108,18 @@ class DecisionRecordAdmin(
         )
         if "_publish" in request.POST and (revision or not obj.is_public):
             publish_decision(decision=obj, user=request.user)
-            outcome = f"Published {obj.identifier}."
+            outcome = f"Published {obj.label}."
         elif "_discard_revision" in request.POST:
             discard_decision_revision(decision=obj, user=request.user)
-            outcome = f"Discarded the pending revision of {obj.identifier}."
+            outcome = f"Discarded the pending revision of {obj.label}."
         elif revision is not None:
-            outcome = f"Held as a pending revision: readers still see {obj.identifier}."
+            outcome = f"Held as a pending revision: readers still see {obj.label}."
         elif obj.is_public:
             outcome = (
-                f"Nothing is held for {obj.identifier}: the form reads as readers "
-                "see it."
+                f"Nothing is held for {obj.label}: the form reads as readers see it."
             )
         else:
-            outcome = f"Saved {obj.identifier}."
+            outcome = f"Saved {obj.label}."
         request.workflow_outcomes = [outcome]
 
     def render_change_form(self, request, context, add=False, change=False, **kw):

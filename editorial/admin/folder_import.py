@@ -20,6 +20,17 @@ FOLDER_JOB = "imports.job_functions.import_decision_folder"
 
 
 class DecisionFolderForm(forms.Form):
+    log = forms.CharField(
+        label="Decision log",
+        max_length=200,
+        required=False,
+        help_text=(
+            "The team’s log the folder is (“GOV.UK AWS”): a new name makes a "
+            "new log, at an address of its own (/decisions/govuk-aws/); the "
+            "name of a log imported before updates it. Left empty, the folder "
+            "is the record’s own decisions, which its references name."
+        ),
+    )
     archive = forms.FileField(
         label="Decision folder (.zip)",
         help_text=(
@@ -35,6 +46,12 @@ class DecisionFolderForm(forms.Form):
         upload.data = upload_bytes(upload)
         upload.archive = read_archive(upload.data, name=upload.name)
         return upload
+
+    def clean(self):
+        cleaned = super().clean()
+        if "archive" in cleaned:
+            cleaned["archive"].log = " ".join(cleaned.get("log", "").split())
+        return cleaned
 
 
 class DecisionFolderImportMixin(UploadImportMixin):
@@ -66,4 +83,8 @@ class DecisionFolderImportMixin(UploadImportMixin):
     def upload_job_title(self, upload):
         found = upload.archive
         inside = f" ({found.folder}/)" if found.folder else ""
-        return f"Import of the decision folder {upload.name}{inside}"
+        into = f" as the log “{upload.log}”" if upload.log else ""
+        return f"Import of the decision folder {upload.name}{inside}{into}"
+
+    def upload_job_arguments(self, form):
+        return {"log": form.cleaned_data["log"]}

@@ -23,7 +23,13 @@ from catalogue.citations import (
     spelled_as_recorded,
 )
 from catalogue.duplicates import same_source, similar_titles
-from catalogue.models import DecisionRecord, DecisionRelation, Document, Topic
+from catalogue.models import (
+    DecisionLog,
+    DecisionRecord,
+    DecisionRelation,
+    Document,
+    Topic,
+)
 from editorial.merge import three_way_merge
 from public.diffs import render_word_diff
 
@@ -377,10 +383,17 @@ class DecisionRecordForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # A record supersedes records of its own log.
+        self.log = (
+            self.instance.log if self.instance.log_id else DecisionLog.objects.own()
+        )
+        self.fields["supersedes"].queryset = DecisionRecord.objects.filter(
+            log=self.log.pk if self.log else None
+        )
         if self.instance.pk:
-            self.fields["supersedes"].queryset = DecisionRecord.objects.exclude(
-                pk=self.instance.pk
-            )
+            self.fields["supersedes"].queryset = self.fields[
+                "supersedes"
+            ].queryset.exclude(pk=self.instance.pk)
             self.initial["supersedes"] = list(
                 DecisionRecord.objects.filter(
                     inverse_relations__source=self.instance,
@@ -395,6 +408,19 @@ class DecisionRecordForm(forms.ModelForm):
                     DecisionRecord.objects.filter(pk__in=revision.supersedes)
                 )
                 self.initial["note"] = revision.note
+
+    def clean_number(self):
+        number = self.cleaned_data["number"]
+        taken = DecisionRecord.objects.filter(
+            log=self.log.pk if self.log else None, number=number, twin=1
+        ).exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise forms.ValidationError(
+                f"{taken.first().label} is numbered {number} already in "
+                f"{self.log.name}.",
+                code="number_taken",
+            )
+        return number
 
     def clean(self):
         cleaned = super().clean()

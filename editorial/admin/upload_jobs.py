@@ -46,6 +46,10 @@ class UploadImportMixin:
     def upload_job_title(self, upload):
         raise NotImplementedError
 
+    def upload_job_arguments(self, form):
+        """What else the job is called with, from the valid ``form``."""
+        return {}
+
     def has_upload_import_permission(self, request):
         return request.user.has_perms(self.upload_permissions)
 
@@ -99,6 +103,7 @@ class UploadImportMixin:
                     "file_name": storage.name,
                     "original_name": upload.name,
                     "user_id": request.user.pk,
+                    **self.upload_job_arguments(form),
                 },
                 page=reverse(
                     f"admin:{self._upload_url_name()}_job",

@@ -57,8 +57,9 @@ QUERIES = {"desk": 11, "list": 13, "change": 11, "review": 10}
 @pytest.mark.parametrize("term", ["LIT-004", "lit 4", "LIT4", "lit-0004"])
 def test_search_finds_a_document_by_its_identifier(admin_client, term):
     wanted = DocumentFactory(number=4, title="Wanted", published=True)
-    DocumentFactory(number=40, published=True)
-    DocumentFactory(number=14, published=True)
+    # Titles of words that hold neither "lit" nor a digit of the number.
+    DocumentFactory(number=40, title="Another paper", published=True)
+    DocumentFactory(number=14, title="A third paper", published=True)
 
     response = admin_client.get(
         reverse("admin:catalogue_document_changelist"), {"q": term}

@@ -14,6 +14,7 @@ from taggit.models import Tag, TaggedItem
 
 import actions.documents
 from catalogue.models import (
+    DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
@@ -57,6 +58,7 @@ def empty_the_record():
     Document.objects.update(superseded_by=None)
     Document.objects.all().delete()
     DecisionRecord.objects.all().delete()
+    DecisionLog.objects.all().delete()
     for model in (Topic, Registry, Preface, User, Group):
         model.objects.all().delete()
     # Last: the deletions above are in the audit trail too.
@@ -133,7 +135,7 @@ def test_snapshot_says_what_it_is(rich_record, tmp_path):
 
     assert (data["format"], data["version"], data["models"]) == (
         "anthology-record",
-        2,
+        3,
         RECORD_MODELS,
     )
     assert "48G × 7G" in path.read_text(encoding="utf-8")
@@ -154,7 +156,7 @@ def test_restore_refuses_a_database_that_holds_a_record(rich_record, tmp_path):
     [
         ("not json", "not a snapshot"),
         ('{"format": "other"}', "no 'anthology-record' format marker"),
-        ('{"format": "anthology-record", "version": 3}', "version 3 cannot be read"),
+        ('{"format": "anthology-record", "version": 4}', "version 4 cannot be read"),
         ("[" * 100000 + "]" * 100000, "not a snapshot: it nests deeper than"),
     ],
     ids=["not JSON", "another format", "a later version", "nested JSON"],
@@ -182,10 +184,15 @@ def test_a_version_1_snapshot_restores_successors_as_relations(rich_record, tmp_
     decisions = {
         o["pk"]: o for o in data["objects"] if o["model"] == "catalogue.decisionrecord"
     }
+    # Nor decision logs: every decision record was the record's own.
     for obj in decisions.values():
         obj["fields"]["superseded_by"] = None
         for name in ("status_text", "metadata", "source_name", "source_digest"):
             del obj["fields"][name]
+        del obj["fields"]["log"], obj["fields"]["twin"]
+    for obj in data["objects"]:
+        if obj["model"] == "catalogue.reference":
+            del obj["fields"]["log"]
     for obj in data["objects"]:
         if obj["model"] == "catalogue.decisionrelation":
             decisions[obj["fields"]["target"]]["fields"]["superseded_by"] = obj[
@@ -194,7 +201,12 @@ def test_a_version_1_snapshot_restores_successors_as_relations(rich_record, tmp_
     data["objects"] = [
         obj
         for obj in data["objects"]
-        if obj["model"] not in {"catalogue.decisionrelation", "catalogue.decisionimage"}
+        if obj["model"]
+        not in {
+            "catalogue.decisionrelation",
+            "catalogue.decisionimage",
+            "catalogue.decisionlog",
+        }
     ]
     path.write_text(json.dumps(data), encoding="utf-8")
     empty_the_record()
@@ -205,6 +217,12 @@ def test_a_version_1_snapshot_restores_successors_as_relations(rich_record, tmp_
         (r.source.number, r.kind, r.target.number)
         for r in DecisionRelation.objects.all()
     ] == [(59, "supersedes", 26)]
+    own = DecisionLog.objects.own()
+    assert (own.slug, own.prefix) == ("anthology", "ADR")
+    assert set(DecisionRecord.objects.values_list("log", flat=True)) == {own.pk}
+    assert set(
+        Reference.objects.filter(prefix="ADR").values_list("log", flat=True)
+    ) == {own.pk}
 
 
 def test_a_snapshot_without_stored_html_restores_decisions_rendered(

@@ -1,5 +1,6 @@
-"""export_decisions writes the record back as MADR files; importing them into
-an empty record gives the same records."""
+"""export_decisions writes every decision log back in the shape it was read
+in (MADR, MADR 2, adr-tools); importing them into an empty record gives the
+same logs and records."""
 
 import io
 
@@ -80,7 +81,9 @@ def test_import_export_import_into_an_empty_record_gives_the_same_records(
     assert before["records"]
 
 
-def test_an_exported_record_is_a_madr_file_with_its_relations(tmp_path):
+def test_an_adr_tools_log_is_written_back_as_adr_tools_with_its_relations(
+    tmp_path,
+):
     run(write_folder(tmp_path / "team", ADR_TOOLS))
 
     report = export(tmp_path / "exported")
@@ -91,16 +94,22 @@ def test_an_exported_record_is_a_madr_file_with_its_relations(tmp_path):
     text = (tmp_path / "exported" / "0002-use-redis-for-caching.md").read_text(
         encoding="utf-8"
     )
+    # What adr-tools' shape cannot say (the relations, named by file) is the
+    # front matter's.
     assert text == (
         "---\n"
-        "status: superseded\n"
-        "date: 2024-02-01\n"
         "superseded-by:\n"
         "- 0004-use-memcached-instead.md\n"
         "amended-by:\n"
         "- 0003-tune-the-cache.md\n"
         "---\n"
-        "# Use Redis for caching\n"
+        "# 2. Use Redis for caching\n"
+        "\n"
+        "Date: 2024-02-01\n"
+        "\n"
+        "## Status\n"
+        "\n"
+        "superseded\n"
         "\n"
         "## Context\n"
         "\n"
@@ -130,6 +139,7 @@ def test_export_writes_images_and_names_records_made_in_the_admin(tmp_path):
         "0004-linked.md",
         "0005-odd-date.md",
         "0007-made-in-the-admin.md",
+        "decision-logs.json",
         "img/diagram.png",
     ]
     assert (tmp_path / "exported" / "img" / "diagram.png").read_bytes() == png_bytes()

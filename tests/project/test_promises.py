@@ -325,7 +325,9 @@ def decision_folder_job(w):
         {
             "archive": SimpleUploadedFile(
                 "adr.zip", zipped({"doc/adr/0005-keep-a-changelog.md": DECISION})
-            )
+            ),
+            # A team's folder, as a decision log of its own.
+            "log": "Release team",
         },
         follow=True,
     )
@@ -435,7 +437,9 @@ def command_import_decisions(w):
     folder = w.tmp_path / "adr"
     folder.mkdir()
     (folder / "0005-keep-a-changelog.md").write_text(DECISION, encoding="utf-8")
-    call_command("import_decisions", str(folder), stdout=io.StringIO())
+    call_command(
+        "import_decisions", str(folder), "--log", "Release team", stdout=io.StringIO()
+    )
     return Change(w.document.get_absolute_url(), shows="Keep a changelog")
 
 

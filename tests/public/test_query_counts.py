@@ -14,6 +14,7 @@ from taggit.models import Tag, TaggedItem
 from catalogue.models import Document, DocumentVersion, Preface, Reference, Topic
 from public.feeds import DocumentVersionFeed, TopicFeed
 from tests.factories import (
+    DecisionLogFactory,
     DecisionRecordFactory,
     DocumentFactory,
     RegistryFactory,
@@ -65,6 +66,8 @@ def fill(n):
         for i, document in enumerate(documents)
     )
     DecisionRecordFactory(number=1, body="Names LIT-001.")
+    team = DecisionLogFactory(name="Team")
+    DecisionRecordFactory(log=team, number=1, body="Names ADR-001 of its own log.")
     Preface.objects.create(heading="Topics", text="The kinds of claim (ADR-001).")
     return documents
 
@@ -83,7 +86,13 @@ def public_pages():
         ("filtered registry", "/registries/LIT/?year_from=2000", 8),
         ("document", "/LIT-001/", 7),
         ("version", "/LIT-002/v2/", 7),
-        ("decisions", reverse("catalogue:decision-list"), 3),
+        # The log, its records, and the other logs holding public records.
+        ("decisions", reverse("catalogue:decision-list"), 5),
+        ("decisions of a status", "/decisions/?status=accepted", 5),
+        ("a team's decisions", "/decisions/team/", 5),
+        ("a team's decision", "/decisions/team/ADR-001/", 6),
+        ("decision feed", reverse("catalogue:decision-feed"), 2),
+        ("a team's decision feed", "/decisions/team/feed/", 2),
         ("decision", reverse("catalogue:decision-detail", args=["ADR-001"]), 6),
         ("search", reverse("catalogue:search") + "?q=builds", 7),
         ("search by year", reverse("catalogue:search") + "?year_from=2000", 5),
@@ -101,10 +110,12 @@ ADMIN_LISTS = {
     "catalogue_document": 13,
     "catalogue_topic": 6,
     "catalogue_registry": 6,
-    "catalogue_decisionrecord": 6,
+    # And the logs offered as a filter.
+    "catalogue_decisionrecord": 7,
     "catalogue_preface": 7,
-    # And the preface's broken names: the preface, the prefixes, their targets.
-    "catalogue_brokenreference": 9,
+    # And the preface's broken names: the preface, the registries' and the
+    # decision logs' prefixes, their targets.
+    "catalogue_brokenreference": 10,
     "taggit_tag": 6,
 }
 

@@ -262,13 +262,13 @@ def test_a_decisions_revision_refreshes_the_documents_it_names_and_named(
 def test_every_public_page_names_the_scopes_it_shows():
     """A page missing from the map would never be cached; one the map names
     that no URL serves would be a stale entry. Staff exports are not cached,
-    nor decision images, which carry validators of their own."""
+    nor decision images (any log's), which carry validators of their own."""
     pages = {
         f"catalogue:{pattern.name}"
         for pattern in public_urls.urlpatterns
         if getattr(pattern, "name", None)
     }
     never = {name for name in pages if name.startswith("catalogue:export-")}
-    never.add("catalogue:decision-image")
+    never.update({"catalogue:decision-image", "catalogue:log-decision-image"})
 
     assert pages - never == set(scopes.PAGES)

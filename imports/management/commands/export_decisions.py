@@ -7,8 +7,10 @@ from imports.decision_folders import export_decisions
 
 class Command(BaseCommand):
     help = (
-        "Write the published decision records into a folder as MADR files (front "
-        "matter, sections, relations, images), named as their own files were."
+        "Write every decision log's published records into a folder, each log in "
+        "the shape it was read in (MADR, MADR 2, adr-tools; relations, images), "
+        "named as their own files were: the record's own at the top, each other "
+        "log in a folder of its own, listed in decision-logs.json."
     )
 
     def add_arguments(self, parser):
