@@ -42,6 +42,7 @@ RECORD_MODELS = [
     "catalogue.DecisionRevision",
     "catalogue.Document",
     "catalogue.DocumentVersion",
+    "catalogue.DocumentNotice",
     "catalogue.Revision",
     "catalogue.Reference",
     "taggit.Tag",
