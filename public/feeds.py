@@ -127,9 +127,15 @@ class DocumentVersionFeed(Feed):
             .prefetch_related(public_supersedes())
         )
 
+    def newest_versions(self, topic=None):
+        """The newest published versions (of ``topic``'s documents)."""
+        versions = self.versions()
+        if topic is not None:
+            versions = versions.filter(document__topic=topic)
+        return versions.order_by("-published_at", "-pk")[:ENTRIES]
+
     def items(self):
-        versions = self.versions().order_by("-published_at", "-pk")[:ENTRIES]
-        return newest_entries(versions, newest_notices())
+        return newest_entries(self.newest_versions(), newest_notices())
 
     def item_title(self, entry):
         document = entry.document
@@ -199,9 +205,4 @@ class TopicFeed(DocumentVersionFeed):
         return topic.get_absolute_url()
 
     def items(self, topic):
-        versions = (
-            self.versions()
-            .filter(document__topic=topic)
-            .order_by("-published_at", "-pk")[:ENTRIES]
-        )
-        return newest_entries(versions, newest_notices(topic))
+        return newest_entries(self.newest_versions(topic), newest_notices(topic))

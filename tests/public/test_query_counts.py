@@ -142,8 +142,8 @@ def test_the_feeds_read_the_newest_versions_from_an_index_not_a_sort():
         cursor.execute("ANALYZE")
 
     plans = [
-        DocumentVersionFeed().items().explain(),
-        TopicFeed().items(Topic.objects.get(slug="busy")).explain(),
+        DocumentVersionFeed().newest_versions().explain(),
+        TopicFeed().newest_versions(Topic.objects.get(slug="busy")).explain(),
     ]
 
     for plan in plans:
