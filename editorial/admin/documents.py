@@ -225,6 +225,9 @@ class DocumentAdmin(
         if document is not None:
             revision = document.pending_revision()
             context["pending_revision"] = revision
+            context["may_publish"] = actions.documents.PUBLISH.is_offered(
+                document, revision, request.user
+            )
             context["versions"] = document.versions.select_related(
                 "published_by", "written_by"
             )
