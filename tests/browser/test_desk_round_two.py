@@ -3,9 +3,15 @@ publisher take through the pages they use, and what readers then see."""
 
 import pytest
 
+import actions.documents
 from catalogue.models import Document
 from tests.browser.test_editorial_journeys import Desk, public_text
-from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    TopicFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,3 +68,59 @@ def test_merging_two_tags_keeps_every_documents_tag(browser, live_server, publis
         ["pipeline parallelism"]
     ] * 3
     assert desk.violations() == []
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone_record(imported_seed):
+    """The seed page's record, a decision record with a long title, status
+    and date, a superseded document and a search that finds many."""
+    DecisionRecordFactory(
+        number=26,
+        title="One axis for both registries: kinds of claim, not domains",
+        status="superseded",
+        decided_on="2025-11-03",
+    )
+    DecisionRecordFactory(number=61, title="Supersedes the single axis")
+    older = Document.objects.get(number=4)
+    newer = Document.objects.get(number=16)
+    Document.objects.get(number=7).tags.add("large batch")
+    actions.documents.supersede(
+        document=older, successor=newer, user=UserFactory(is_superuser=True)
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/topics/distributed-optimization/",
+        "/unfiled/",
+        "/registries/",
+        "/registries/LIT/",
+        "/tags/",
+        "/tags/large-batch/",
+        "/LIT-004/",
+        "/LIT-004/v4/",
+        "/LIT-016/",
+        "/decisions/",
+        "/decisions/ADR-026/",
+        "/search/?q=pipeline",
+        "/search/?q=pipline",
+        "/search/?q=LIT-999",
+    ],
+)
+def test_every_public_page_type_fits_a_phone(browser, live_server, phone_record, path):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+
+    response = page.goto(live_server.url + path)
+
+    assert response.status == 200
+    widths = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= PHONE["width"], (path, widths)
+    context.close()
