@@ -110,8 +110,11 @@ def import_decision_folder(*, file_name, original_name, user_id):
             f"was written.\n{error}"
         ) from error
     storage.remove()
-    counts = str(report).splitlines()[0]
-    return f"Imported {original_name} ({found.where}). {counts}", str(report)
+    # The report's first line is its totals: said once, in the summary the
+    # jobs list shows too, and the rest of the report below it.
+    counts, *details = str(report).splitlines()
+    summary = f"Imported {original_name} ({found.where}). {counts}"
+    return summary, "\n".join(details).strip("\n")
 
 
 def write_backup():

@@ -103,6 +103,10 @@ class DocumentAdmin(
                         "topic",
                         "tags",
                     ]
+                    if obj is not None
+                    # A new document has no number, version or status to
+                    # show: its registry numbers it when it is saved.
+                    else ["registry", "topic", "tags"]
                 },
             ),
         ]

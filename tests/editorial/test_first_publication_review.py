@@ -70,3 +70,11 @@ def test_an_editor_sees_the_review_without_publish(client, in_review):
     soup = soup_of(client.get(review(in_review)))
 
     assert soup.select(".review-decision input[name=_publish]") == []
+
+
+def test_the_add_form_shows_no_number_nobody_can_edit(admin_client):
+    soup = soup_of(admin_client.get(reverse("admin:catalogue_document_add")))
+
+    for name in ["number", "version", "status"]:
+        assert soup.select(f".field-{name}") == [], name
+    assert soup.select(".field-registry")

@@ -7,6 +7,7 @@ import io
 import re
 
 import pytest
+from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,20 @@ def test_the_dry_run_answers_any_file_with_messages(admin_client, content):
     shown = re.sub(r"<[^>]+>", " ", page)
     assert not EXCEPTION_NAME.search(shown), shown
     assert Document.objects.count() == 0
+
+
+def test_a_refused_dry_runs_page_is_about_its_result(admin_client):
+    response = preview(admin_client, csv_text([new_row("X", registry="")]))
+
+    page = response.content.decode()
+    assert 'type="file"' not in page
+    assert "This importer will import the following fields" not in page
+    assert "upload it again</a>." in page
+
+
+def test_the_upload_form_lists_the_columns_it_reads(admin_client):
+    page = admin_client.get(reverse("admin:catalogue_document_import"))
+
+    text = page.content.decode()
+    assert "This importer will import the following fields" in text
+    assert "<code>identifier, registry, number" in text.replace("\n", "")
