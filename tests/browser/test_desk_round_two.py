@@ -161,6 +161,7 @@ def test_a_first_publication_is_reviewed_whole_then_published(
     assert desk.violations() == []
 
 
+@pytest.mark.redis  # The import's jobs go through the test queue.
 def test_a_spreadsheets_new_row_is_numbered_by_its_registry(
     browser, live_server, publisher, tmp_path
 ):
