@@ -23,8 +23,13 @@ $(VENV)/.installed-dev: requirements.lock requirements-dev.lock | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 ## run: install, migrate, import the seed page once, serve on SQLite at http://$(HOST)/
+## (another port: `make run HOST=127.0.0.1:8001`); with DEBUG=0 the static files are
+## collected first, as a server without DEBUG serves only collected ones
 run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
+	if [ "$${DEBUG:-1}" = 0 ]; then \
+		DEBUG=0 $(BIN)/python manage.py collectstatic --no-input --verbosity 0; \
+	fi
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py import_index --if-empty $(SEED)
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST)
 

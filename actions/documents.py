@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from actions import pages
 from actions.steps import Step, audited, discard_held, publish_held, taking
-from catalogue.models import Document, DocumentVersion, Revision
+from catalogue.models import Document, DocumentNotice, DocumentVersion, Revision
 from catalogue.numbering import check_unissued, issue_number, mark_issued
 from catalogue.references import write_references
 
@@ -333,8 +333,23 @@ def withdraw(*, document, user, reason=""):
         document.save(
             update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
         )
+        _notice(
+            document,
+            DocumentNotice.Kind.WITHDRAWN,
+            user,
+            at=document.withdrawn_at,
+            reason=document.withdrawal_reason,
+        )
         pages.changed(document)
     return document
+
+
+def _notice(document, kind, user, *, at=None, **facts):
+    """Keep the change of ``document``'s standing as a notice readers are
+    told of in the feeds."""
+    DocumentNotice.objects.create(
+        document=document, kind=kind, at=at or timezone.now(), by=user, **facts
+    )
 
 
 def reinstate(*, document, user):
@@ -351,6 +366,7 @@ def reinstate(*, document, user):
         document.save(
             update_fields=["status", "withdrawn_at", "withdrawal_reason", "updated_at"]
         )
+        _notice(document, DocumentNotice.Kind.REINSTATED, user)
         pages.changed(document)
     return document
 
@@ -370,10 +386,16 @@ def supersede(*, document, successor, user):
                 f"{successor.identifier} is {_status(successor)}).",
                 code="not_public",
             )
+        former = document.superseded_by
         document.status = Document.Status.SUPERSEDED
         document.superseded_by = successor
         document.save(update_fields=["status", "superseded_by", "updated_at"])
-        pages.changed(document)
+        _notice(document, DocumentNotice.Kind.SUPERSEDED, user, successor=successor)
+        # The successor's page says what it supersedes, and so did the
+        # former successor's.
+        for page in [document, successor, former]:
+            if page is not None:
+                pages.changed(page)
     return document
 
 

@@ -5,6 +5,7 @@ Their names and texts show on most public pages and they change rarely, so
 each change expires every cached page.
 """
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models.functions import Lower
 from taggit.models import Tag
@@ -37,16 +38,23 @@ def delete(*, objs, user):
         pages.everything_changed()
 
 
+# Merging changes the tags of public documents as readers see them, at once.
+MERGE_TAGS = "catalogue.publish_document"
+
+
 def merge_tags(*, tags, into, user):
     """Fold ``tags`` into the tag named ``into`` (made if there is none, its
     case kept if there is): every document and pending revision that had one
     of them has ``into`` instead, and the folded tags are deleted.
 
     A document that already had ``into`` keeps it; nothing else it has is
-    touched. Returns the tag they were folded into.
+    touched; each document's change is its own audit entry. Returns the tag
+    they were folded into and how many documents hold it now.
     """
-    require(user, "taggit.change_tag", "merge tags")
-    require(user, "taggit.delete_tag", "merge tags")
+    require(user, MERGE_TAGS, "merge tags")
+    into = into.strip()
+    if not into:
+        raise ValidationError("Name the tag to keep.", code="tag_name_missing")
     with transaction.atomic(), audited(user):
         target = (
             Tag.objects.annotate(lowered=Lower("name"))
@@ -56,7 +64,7 @@ def merge_tags(*, tags, into, user):
         ) or Tag.objects.create(name=into)
         folded = [tag for tag in tags if tag.pk != target.pk]
         if not folded:
-            return target
+            return target, Document.objects.filter(tags=target).count()
         names = {tag.name.lower() for tag in folded}
         tagged = Document.objects.filter(tags__in=folded).values("pk")
         for document in Document.objects.filter(pk__in=tagged).select_for_update():
@@ -75,7 +83,7 @@ def merge_tags(*, tags, into, user):
         for tag in folded:
             tag.delete()
         pages.everything_changed()
-    return target
+    return target, Document.objects.filter(tags=target).count()
 
 
 def import_topics():

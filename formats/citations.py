@@ -23,6 +23,7 @@ is ``@misc`` with its ``eprint``, RIS ``GEN``, CSL ``article``.
 import json
 import re
 
+from django.db.models import Prefetch
 from django.http import HttpResponse
 
 from catalogue.citations import author_names
@@ -89,11 +90,33 @@ def source_fields(document):
 
 
 def annotation(document):
-    """The editors' summary, labelled as the anthology's, or ""."""
+    """The editors' summary, labelled as the anthology's, then what the
+    document supersedes and what supersedes it; or ""."""
     if not document.summary:
         return ""
     summary = " ".join(document.summary.split("\n"))
-    return f"Anthology summary ({document.label}): {summary}"
+    return " ".join(
+        filter(
+            None,
+            [
+                f"Anthology summary ({document.label}): {summary}",
+                succession_note(document),
+            ],
+        )
+    )
+
+
+def succession_note(document):
+    """ "Supersedes LIT-098. Superseded by LIT-784.", as the document's page
+    says it, or "". What it supersedes is read from ``supersedes``, which a
+    download prefetches (public documents only)."""
+    said = []
+    older = [doc.identifier for doc in document.supersedes.all()]
+    if older:
+        said.append(f"Supersedes {', '.join(older)}.")
+    if document.superseded_by_id:
+        said.append(f"Superseded by {document.superseded_by.identifier}.")
+    return " ".join(said)
 
 
 def incomplete_authors_note(document):
@@ -322,7 +345,13 @@ def citation_response(documents, fmt, filename, *, keep_withdrawn=False):
     """
     if not keep_withdrawn:
         documents = documents.exclude(status=Document.Status.WITHDRAWN)
-    text = render(documents.in_number_order(), fmt)
+    public = Document.objects.public().select_related("registry")
+    documents = (
+        documents.in_number_order()
+        .select_related("superseded_by__registry")
+        .prefetch_related(Prefetch("supersedes", queryset=public))
+    )
+    text = render(documents, fmt)
     response = HttpResponse(text, content_type=FORMATS[fmt])
     response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
     return response

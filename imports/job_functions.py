@@ -3,6 +3,7 @@ reads its upload from the shared cache, reports its progress by row or file
 and is one transaction; a backup reports the rows it has written and is kept
 only once whole."""
 
+import logging
 import tempfile
 
 from django.contrib.auth import get_user_model
@@ -21,6 +22,8 @@ from imports.decision_folders import import_decisions
 from imports.outcomes import outcome_of
 from imports.topic_page import import_topic_text
 from jobs import runner
+
+logger = logging.getLogger(__name__)
 
 ENCODING = "utf-8-sig"  # Reads files with or without Excel's BOM.
 
@@ -109,8 +112,11 @@ def import_decision_folder(*, file_name, original_name, user_id, log=""):
             f"was written.\n{error}"
         ) from error
     storage.remove()
-    counts = str(report).splitlines()[0]
-    return f"Imported {original_name} ({found.where}). {counts}", str(report)
+    # The report's first line is its totals: said once, in the summary the
+    # jobs list shows too, and the rest of the report below it.
+    counts, *details = str(report).splitlines()
+    summary = f"Imported {original_name} ({found.where}). {counts}"
+    return summary, "\n".join(details).strip("\n")
 
 
 def write_backup():
@@ -130,9 +136,10 @@ def read_csv(data, name):
             "header; nothing was written."
         ) from error
     except Exception as error:  # tablib and csv fail in several ways.
+        logger.info("%s is not CSV we can read", name, exc_info=error)
         raise ValueError(
-            f"{name} is not CSV we can read ({type(error).__name__}: {error}); "
-            "nothing was written."
+            f"{name} is not CSV we can read: save it from the spreadsheet as CSV "
+            "(UTF-8, comma-separated); nothing was written."
         ) from error
     if not dataset:
         raise ValueError(f"{name} holds no rows; nothing was written.")

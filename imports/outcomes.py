@@ -32,6 +32,7 @@ class Change:
     kind: str  # "new" or "update", as django-import-export names them
     entry: str  # the row's entry as the admin names it, "LIT-004: Title"
     columns: tuple = ()
+    numbered: bool = False  # a new row its registry numbers
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ def outcome_of(result, *, list_changes):
                     row.import_type,
                     row.object_repr or "",
                     tuple(getattr(row, "changed_columns", ())),
+                    getattr(row, "numbered", False),
                 )
                 for number, row in enumerate(result.rows, start=1)
                 if row.import_type in {"new", "update"}
@@ -135,12 +137,19 @@ def outcome_of(result, *, list_changes):
 
 
 def _messages(error, unexpected):
-    """What an editor is told of ``error``: a refusal's own messages, or the
-    name of an unexpected error (added to ``unexpected``, to be logged)."""
+    """What an editor is told of ``error``: a refusal's own messages, or, for
+    an unexpected error, a sentence that names no exception (the error is
+    added to ``unexpected``, to be logged)."""
     if isinstance(error, ValidationError):
         return error.messages
     unexpected.append(error)
-    return [f"{type(error).__name__}: {error}"]
+    return [UNEXPECTED]
+
+
+UNEXPECTED = (
+    "The record could not take what this row holds, though it was checked; "
+    "nothing was written. The error is logged for the site's maintainers."
+)
 
 
 def _keep(outcome, rows):

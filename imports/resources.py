@@ -22,6 +22,7 @@ from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
+from catalogue.models.fields import NUL_MESSAGE
 from catalogue.numbering import highest_issued, unissued_refusal
 from formats.exports import DOCUMENT_COLUMNS, restore
 from imports import progress
@@ -30,20 +31,49 @@ from imports import progress
 IMPORT_NOTE = "Carried over from a copy of the record."
 
 
+def cell_text(value):
+    """A cell's text as the export wrote it, the formula guard taken off; a
+    NUL character, which no database column of the record stores, refused."""
+    text = "" if value is None else str(value)
+    if "\x00" in text:
+        raise ValueError(NUL_MESSAGE)
+    return restore(text)
+
+
 class TextWidget(Widget):
     """A text cell as the export wrote it: the formula guard is taken off."""
 
     def clean(self, value, row=None, **kwargs):
-        return "" if value is None else restore(str(value))
+        return cell_text(value)
+
+
+# The largest whole number every database's integer column takes.
+LARGEST_WHOLE_NUMBER = 2**31 - 1
+
+
+def whole_number(text):
+    """The whole number ``text`` writes in ASCII digits, or None."""
+    text = str(text or "").strip()
+    if not text.isascii() or not text.isdigit():
+        return None
+    number = int(text)
+    return number if number <= LARGEST_WHOLE_NUMBER else None
 
 
 class WholeNumberWidget(Widget):
     def clean(self, value, row=None, **kwargs):
         if value is None or str(value).strip() == "":
             return None
-        if not str(value).isdigit():
+        number = whole_number(value)
+        if number is not None:
+            return number
+        text = str(value).strip()
+        if not (text.isascii() and text.isdigit()):
             raise ValueError(f"{value!r} is not a whole number.")
-        return int(value)
+        raise ValueError(
+            f"{value!r} is not a whole number the record can store (the largest "
+            f"is {LARGEST_WHOLE_NUMBER})."
+        )
 
 
 class LookupWidget(Widget):
@@ -55,7 +85,7 @@ class LookupWidget(Widget):
         self.cache = None
 
     def clean(self, value, row=None, **kwargs):
-        value = restore(value or "")
+        value = cell_text(value)
         if not value:
             return None
         if self.cache is None:
@@ -81,11 +111,16 @@ class DocumentLoader(BaseInstanceLoader):
         super().__init__(resource, dataset)
         headers = dataset.headers if dataset else []
         numbers = {
-            int(number)
+            whole_number(number)
             for number in (dataset["number"] if "number" in headers else [])
-            if str(number).isdigit()
+        } - {None}
+        # A cell no column can store (a NUL) names no document; its row is
+        # refused by its widget.
+        prefixes = {
+            str(prefix)
+            for prefix in (dataset["registry"] if "registry" in headers else [])
+            if "\x00" not in str(prefix or "")
         }
-        prefixes = set(dataset["registry"]) if "registry" in headers else set()
         latest = DocumentVersion.objects.filter(document=OuterRef("pk")).order_by(
             "-number"
         )
@@ -100,10 +135,10 @@ class DocumentLoader(BaseInstanceLoader):
         }
 
     def get_instance(self, row):
-        number = str(row.get("number", ""))
-        if not number.isdigit():
+        number = whole_number(row.get("number", ""))
+        if number is None:
             return None
-        return self.documents.get((row.get("registry", ""), int(number)))
+        return self.documents.get((row.get("registry", ""), number))
 
 
 @dataclass
@@ -212,6 +247,9 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.row_changes = ()  # the columns the row being read changes
         self.read = {}  # id(document) -> the RowRead of the row being read
         self.highest = {}  # registry pk -> the highest number it has issued
+        self.file_highest = {}  # prefix -> the highest number the file states
+        self.numbered = {}  # registry pk -> the last number given a new row
+        self.row_numbered = False  # the row being read was numbered so
         self.user = None
         self.writer = None
 
@@ -222,6 +260,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         super().before_import(dataset, **kwargs)
         self.user = kwargs.get("user")
         self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
+        self.file_highest = stated_numbers(dataset)
 
     def import_instance(self, instance, row, **kwargs):
         """Read the row into the document; every problem raised by column."""
@@ -233,6 +272,16 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         except ValidationError as error:
             errors = error.update_error_dict(errors)
         errors = self._read_unmodelled(instance, row, errors)
+        if not instance.pk:
+            # A new document starts as the add form starts one.
+            instance.version = 1 if instance.version is None else instance.version
+            instance.status = instance.status or Document.Status.DRAFT
+        if instance.registry_id is None and "registry" not in errors:
+            errors["registry"] = [
+                ValidationError("Name the registry, by its prefix (LIT).")
+            ]
+        if not errors:
+            self._number_new_row(instance, row)
         # The database's check constraints, checked here instead of by a query
         # per row (validate_instance).
         for name in ["number", "version"]:
@@ -253,26 +302,45 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         if errors:
             raise ValidationError(errors)
 
+    def _number_new_row(self, instance, row):
+        """A new row with neither identifier nor number is a new document,
+        numbered by its registry as the add form numbers one: the next number
+        after the highest the registry has issued and the file states. The
+        dry run shows the number it would get; the import, one transaction
+        with the registry locked, gives the numbers free when it runs."""
+        stated = restore(row.get("identifier") or "")
+        if instance.pk or instance.number is not None or stated:
+            return
+        registry = instance.registry
+        instance.number = 1 + max(
+            self._highest(registry),
+            self.file_highest.get(registry.prefix, 0),
+            self.numbered.get(registry.pk, 0),
+        )
+        self.numbered[registry.pk] = instance.number
+        self.row_numbered = True
+
     def _read_unmodelled(self, instance, row, errors):
         """Read the cells no model field takes (tags, successor, times) into
         the row's ``RowRead``; returns ``errors`` with theirs added."""
         read = self.read[id(instance)]
+        cells = {}
+        for column in ["tags", "successor", "created", "last_changed"]:
+            try:
+                cells[column] = cell_text(row.get(column))
+            except ValueError as error:
+                errors.setdefault(column, []).append(ValidationError(str(error)))
+                cells[column] = ""
         read.tags = sorted(
-            {
-                name.strip()
-                for name in restore(row.get("tags") or "").split(",")
-                if name.strip()
-            }
+            {name.strip() for name in cells["tags"].split(",") if name.strip()}
         )
-        read.successor = restore(row.get("successor") or "")
+        read.successor = cells["successor"]
         for column, attribute in [
             ("created", "created_at"),
             ("last_changed", "updated_at"),
         ]:
             try:
-                read.times[attribute] = parse_timestamp(
-                    restore(row.get(column) or ""), column
-                )
+                read.times[attribute] = parse_timestamp(cells[column], column)
             except ValidationError as error:
                 errors = error.update_error_dict(errors)
         return errors
@@ -374,6 +442,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         super().after_import_row(row, row_result, **kwargs)
         # import_row has just called skip_row for this row.
         row_result.changed_columns = self.row_changes
+        row_result.numbered, self.row_numbered = self.row_numbered, False
 
     def after_save_instance(self, instance, row, **kwargs):
         """Queued for its batch (write_batch); its successor is set last."""
@@ -486,6 +555,20 @@ def _identifier_or_none(text):
     except ValueError:
         return None
     return identifier if identifier == text else None
+
+
+def stated_numbers(dataset):
+    """The highest number the file states for each registry prefix."""
+    headers = dataset.headers or []
+    if "registry" not in headers or "number" not in headers:
+        return {}
+    highest = {}
+    for prefix, number in zip(dataset["registry"], dataset["number"], strict=True):
+        number = whole_number(number)
+        if number is not None:
+            prefix = restore(str(prefix or ""))
+            highest[prefix] = max(highest.get(prefix, 0), number)
+    return highest
 
 
 class TopicResource(ProgressMixin, resources.ModelResource):

@@ -47,6 +47,7 @@ RECORD_MODELS = [
     "catalogue.DecisionRevision",
     "catalogue.Document",
     "catalogue.DocumentVersion",
+    "catalogue.DocumentNotice",
     "catalogue.Revision",
     "catalogue.Reference",
     "taggit.Tag",

@@ -2,19 +2,30 @@
 each decision log's records.
 
 An entry is a published version, so a revision appears as an entry of its own
-and a draft never appears at all. Its id is the version page's absolute
-address, unique to the entry and never changed (a version is never edited),
-as RFC 4287 asks; its summary is plain text, typed as such.
+and a draft never appears at all; or a notice of a public document's change
+of standing (withdrawn, with its reason; reinstated; superseded), whatever
+the document's age. Its id is the version page's absolute address (for a
+notice, the document page's with the notice's own fragment), unique to the
+entry and never changed (neither is ever edited), as RFC 4287 asks; its
+summary is plain text, typed as such.
 """
 
 from datetime import UTC, datetime
 
 from django.contrib.syndication.views import Feed
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from catalogue.models import PUBLIC_STATUSES, DecisionRecord, DocumentVersion, Topic
+from catalogue.models import (
+    PUBLIC_STATUSES,
+    DecisionRecord,
+    Document,
+    DocumentNotice,
+    DocumentVersion,
+    Topic,
+)
 from public.views import decision_log
 
 ENTRIES = 50
@@ -29,6 +40,53 @@ def retraction(document):
         f" Reason: {document.withdrawal_reason}" if document.withdrawal_reason else ""
     )
     return f"Withdrawn{when}.{reason}\n\n"
+
+
+def succession(document):
+    """What ``document`` supersedes and what supersedes it, as sentences:
+    "Supersedes LIT-098. Superseded by LIT-784." (its ``supersedes`` are
+    prefetched, public only)."""
+    said = []
+    older = [doc.label for doc in document.supersedes.all()]
+    if older:
+        said.append(f"Supersedes {', '.join(older)}.")
+    if document.superseded_by_id and document.status != document.Status.WITHDRAWN:
+        said.append(f"Superseded by {document.superseded_by.label}.")
+    return " ".join(said) + "\n\n" if said else ""
+
+
+def public_supersedes(prefix="document__"):
+    """The prefetch of the public documents each document supersedes."""
+    return Prefetch(
+        f"{prefix}supersedes",
+        queryset=Document.objects.public().select_related("registry"),
+    )
+
+
+def newest_notices(topic=None):
+    """The newest notices of public documents (of ``topic``), newest first."""
+    notices = DocumentNotice.objects.filter(
+        document__status__in=PUBLIC_STATUSES
+    ).select_related(
+        "document__registry",
+        "document__topic",
+        "document__superseded_by__registry",
+        "successor__registry",
+    )
+    if topic is not None:
+        notices = notices.filter(document__topic=topic)
+    return list(notices.order_by("-at", "-pk")[:ENTRIES])
+
+
+def newest_entries(versions, notices):
+    """The ``ENTRIES`` newest of versions and notices together, newest first."""
+    entries = [*versions, *notices]
+    entries.sort(key=lambda entry: (published(entry), entry.pk), reverse=True)
+    return entries[:ENTRIES]
+
+
+def published(entry):
+    return entry.at if isinstance(entry, DocumentNotice) else entry.published_at
 
 
 EMPTY_FEED_UPDATED = datetime(1970, 1, 1, tzinfo=UTC)
@@ -53,32 +111,56 @@ class TextSummaryAtomFeed(Atom1Feed):
 class DocumentVersionFeed(Feed):
     feed_type = TextSummaryAtomFeed
     title = "Anthology: new and revised documents"
-    subtitle = "Every document version as it is published."
+    subtitle = (
+        "Every document version as it is published, and every withdrawal, "
+        "reinstatement and supersession."
+    )
 
     def link(self):
         return reverse("catalogue:index")
 
     def versions(self):
-        return DocumentVersion.objects.filter(
-            document__status__in=PUBLIC_STATUSES
-        ).select_related("document__registry", "document__topic")
+        return (
+            DocumentVersion.objects.filter(document__status__in=PUBLIC_STATUSES)
+            .select_related(
+                "document__registry",
+                "document__topic",
+                "document__superseded_by__registry",
+            )
+            .prefetch_related(public_supersedes())
+        )
+
+    def newest_versions(self, topic=None):
+        """The newest published versions (of ``topic``'s documents)."""
+        versions = self.versions()
+        if topic is not None:
+            versions = versions.filter(document__topic=topic)
+        return versions.order_by("-published_at", "-pk")[:ENTRIES]
 
     def items(self):
-        return self.versions().order_by("-published_at", "-pk")[:ENTRIES]
+        return newest_entries(self.newest_versions(), newest_notices())
 
-    def item_title(self, version):
-        return f"{version.document.identifier.label(version.number)}: {version.title}"
+    def item_title(self, entry):
+        document = entry.document
+        if isinstance(entry, DocumentNotice):
+            return (
+                f"{document.label} {entry.get_kind_display().lower()}: {document.title}"
+            )
+        return f"{document.identifier.label(entry.number)}: {entry.title}"
 
-    def item_description(self, version):
-        return retraction(version.document) + version.summary_with_citation
+    def item_description(self, entry):
+        if isinstance(entry, DocumentNotice):
+            return entry.sentence()
+        document = entry.document
+        return retraction(document) + succession(document) + entry.summary_with_citation
 
-    def item_link(self, version):
+    def item_link(self, entry):
+        document = entry.document
+        if isinstance(entry, DocumentNotice):
+            return f"{document.get_absolute_url()}#notice-{entry.pk}"
         return reverse(
             "catalogue:document-version",
-            kwargs={
-                "identifier": version.document.identifier,
-                "number": version.number,
-            },
+            kwargs={"identifier": document.identifier, "number": entry.number},
         )
 
     def get_feed(self, obj, request):
@@ -90,19 +172,25 @@ class DocumentVersionFeed(Feed):
             item["unique_id"] = item["link"]
         return feed
 
-    def item_pubdate(self, version):
-        return version.published_at
+    def item_pubdate(self, entry):
+        return published(entry)
 
-    def item_updateddate(self, version):
+    def item_updateddate(self, entry):
+        if isinstance(entry, DocumentNotice):
+            return entry.at
         # A withdrawal updates every entry of the document: feed readers show
         # the retraction notice.
-        return max(filter(None, [version.published_at, version.document.withdrawn_at]))
+        return max(filter(None, [entry.published_at, entry.document.withdrawn_at]))
 
-    def item_author_name(self, version):
-        return version.authors
+    def item_author_name(self, entry):
+        return (
+            entry.document.authors
+            if isinstance(entry, DocumentNotice)
+            else entry.authors
+        )
 
-    def item_categories(self, version):
-        topic = version.document.topic
+    def item_categories(self, entry):
+        topic = entry.document.topic
         return [topic.name] if topic else ["Unfiled"]
 
 
@@ -120,11 +208,7 @@ class TopicFeed(DocumentVersionFeed):
         return topic.get_absolute_url()
 
     def items(self, topic):
-        return (
-            self.versions()
-            .filter(document__topic=topic)
-            .order_by("-published_at", "-pk")[:ENTRIES]
-        )
+        return newest_entries(self.newest_versions(topic), newest_notices(topic))
 
 
 class DecisionLogFeed(Feed):

@@ -3,12 +3,19 @@
 A query is read once, in web-search syntax (``"exact phrase"``, ``-word``,
 ``or``), into terms; each database then searches its own full-text index
 with them, stemming words (``pipelines`` finds ``pipeline``) and ranking
-results by relevance, title and identifier before the summary:
+results by relevance: title and identifier first, then the citation with
+every author of the full list, the venue and the DOI, then the summary:
 
-- PostgreSQL: the ``search_vector`` columns its triggers keep (migration
-  0004), ranked by ``ts_rank``, passages by ``ts_headline``;
+- PostgreSQL: the ``search_vector`` columns its triggers keep (migrations
+  0004 and 0015), ranked by ``ts_rank``, passages by ``ts_headline``;
 - SQLite: FTS5 tables with the Porter stemmer that its triggers keep
-  (migration 0007), ranked by ``bm25``, passages by ``snippet``.
+  (migrations 0009 and 0015), ranked by ``bm25``, passages by ``snippet``.
+
+An identifier typed (``LIT-325``) or a work's address pasted (an arXiv or
+doi.org address, ``arXiv:…``, ``doi:…``) goes straight to its document. A
+query that finds nothing is offered "Did you mean …?", each unknown word
+replaced by the record's own word most alike by trigram similarity (pg_trgm's
+on PostgreSQL, the same measure computed on SQLite: ``catalogue.trigrams``).
 """
 
 import re
@@ -17,7 +24,7 @@ from dataclasses import dataclass, field
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.paginator import InvalidPage, Paginator
 from django.db import connection
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Replace
 from django.http import Http404
@@ -25,9 +32,12 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
+from catalogue.citations import source_key
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Document, Registry, Topic
+from catalogue.models import PUBLIC_STATUSES, DecisionRecord, Document, Registry, Topic
+from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
+from catalogue.trigrams import similarity
 
 MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 50
@@ -103,10 +113,11 @@ def _fts5_string(term):
 
 def entry_named(query):
     """The public document or decision record a query names by identifier
-    (LIT-325, lit 4, ADR-59), or None."""
+    (LIT-325, lit 4, ADR-59), or the one public document whose source a
+    pasted address names; or None."""
     identifier = Identifier.parse_typed(query)
     if identifier is None:
-        return None
+        return source_named(query)
     if identifier.prefix == DecisionRecord.PREFIX:
         # ADR-026 typed is the record's own, as the preface's is.
         return (
@@ -120,6 +131,25 @@ def entry_named(query):
         .filter(registry__prefix=identifier.prefix, number=identifier.number)
         .first()
     )
+
+
+def source_named(query):
+    """The one public document whose work ``query`` names as an arXiv or
+    doi.org address, ``arXiv:…`` or ``doi:…``, or None (none, or several)."""
+    key = source_key(query.strip()) if ADDRESS_RE.match(query.strip()) else ""
+    if not key:
+        return None
+    documents = Document.objects.public().select_related("registry")
+    doi = key.removeprefix("doi:") if key.startswith("doi:") else None
+    condition = Q(source_key=key) | (Q(doi__iexact=doi) if doi else Q(pk=None))
+    found = list(documents.filter(condition).order_by("registry__prefix", "number")[:2])
+    return found[0] if len(found) == 1 else None
+
+
+# What a pasted work's address or scheme-prefixed identifier starts with.
+ADDRESS_RE = re.compile(
+    r"(https?://|(www\.)?(arxiv|doi|dx\.doi)\.org/|arxiv:|doi:)", re.I
+)
 
 
 def identifier_notice(query):
@@ -170,6 +200,9 @@ class SearchResults:
         except InvalidPage as error:
             raise Http404(str(error)) from None
         documents = list(page.object_list)
+        decisions = self._match_decisions() if self.query else []
+        topics = self._match_topics() if self.query else []
+        found = documents or decisions or topics
         for document in documents:
             document.passage = _passage(document)
             document.title_html = _marked(
@@ -183,9 +216,10 @@ class SearchResults:
             "page_obj": page,
             "paginator": paginator,
             "documents": documents,
-            "decisions": self._match_decisions() if self.query else [],
-            "topics": self._match_topics() if self.query else [],
+            "decisions": decisions,
+            "topics": topics,
             "identifier_notice": identifier_notice(self.query),
+            "suggestion": "" if found or not self.query else suggestion(self.query),
         }
 
     # Documents
@@ -325,3 +359,93 @@ def _marked(text):
     """``text`` escaped, its marked words in <mark> elements."""
     text = escape(text.replace(LT, "<").replace(GT, ">"))
     return mark_safe(text.replace(START, "<mark>").replace(STOP, "</mark>"))
+
+
+# How alike a word must be to one of the query's to be suggested: pg_trgm's
+# own default threshold.
+SUGGESTION_SIMILARITY = 0.3
+# The texts whose words are suggested: what the index holds of a document
+# (and every name of its author list).
+SUGGESTED_FROM = ["title", "authors", "venue", "citation_note", "summary"]
+
+
+def suggestion(query):
+    """The query with each word the record does not hold replaced by the
+    record's word most like it, or "" when no word is replaced. One query
+    for all the words."""
+    words = [word.lower() for word in TRIGRAM_WORD_RE.findall(query)]
+    if not words:
+        return ""
+    alike = _alike_words(sorted(set(words)))
+    replaced = [alike.get(word, word) for word in words]
+    return " ".join(replaced) if replaced != words else ""
+
+
+def _alike_words(words):
+    """``{word: the record's word most like it}`` for the ``words`` the
+    public documents do not hold (of words as alike, the first in code point
+    order)."""
+    if is_full_text():
+        return _alike_words_sql(words)
+    vocabulary = set()
+    texts = Document.objects.public().values_list(*SUGGESTED_FROM, "author_list")
+    for *row, authors in texts:
+        for text in [*row, *_author_names(authors)]:
+            vocabulary.update(TRIGRAM_WORD_RE.findall(text.lower()))
+    alike = {}
+    for word in words:
+        if word in vocabulary:
+            continue
+        scored = [(-similarity(word, known), known) for known in vocabulary]
+        best = min(scored, default=None)
+        if best and -best[0] >= SUGGESTION_SIMILARITY:
+            alike[word] = best[1]
+    return alike
+
+
+def _author_names(authors):
+    """Every name of a CSL author list, as text."""
+    if not isinstance(authors, list):
+        return []
+    return [
+        str(author.get(part) or "")
+        for author in authors
+        if isinstance(author, dict)
+        for part in ["given", "family", "literal"]
+    ]
+
+
+# Every name of a document's author list, in SQL (PostgreSQL).
+SQL_AUTHOR_NAMES = """coalesce((
+    SELECT string_agg(concat_ws(' ', a->>'given', a->>'family', a->>'literal'), ' ')
+    FROM jsonb_array_elements(
+        CASE jsonb_typeof(author_list) WHEN 'array' THEN author_list
+        ELSE '[]'::jsonb END
+    ) AS a
+    WHERE jsonb_typeof(a) = 'object'), '')"""
+
+
+def _alike_words_sql(words):
+    """``_alike_words`` on PostgreSQL: the record's words are split, and
+    compared by pg_trgm's ``similarity()``, in the database."""
+    text = " || ' ' || ".join(
+        [*(f"coalesce({name}, '')" for name in SUGGESTED_FROM), SQL_AUTHOR_NAMES]
+    )
+    sql = f"""
+        WITH vocabulary AS (
+            SELECT DISTINCT
+                regexp_split_to_table(lower({text}), '[^[:alnum:]]+') AS known
+            FROM catalogue_document WHERE status = ANY(%s)
+        ), asked AS (SELECT unnest(%s::text[]) AS word)
+        SELECT DISTINCT ON (word) word, known
+        FROM asked CROSS JOIN vocabulary
+        WHERE known <> '' AND similarity(word, known) >= %s
+            AND NOT EXISTS (SELECT 1 FROM vocabulary v WHERE v.known = asked.word)
+        ORDER BY word, similarity(word, known) DESC, known COLLATE "C"
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            [[str(status) for status in PUBLIC_STATUSES], words, SUGGESTION_SIMILARITY],
+        )
+        return dict(cursor.fetchall())

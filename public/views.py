@@ -267,17 +267,22 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
 
     Template: ``catalogue/document_detail.html``. Context: ``document``,
     ``references`` (for its summary and its successor), ``referenced_by``
-    (public documents and decision records that name it), ``versions`` and
-    ``tags``.
+    (public documents and decision records that name it), ``supersedes``
+    (the public documents it supersedes), ``versions`` and ``tags``.
     """
 
     context_object_name = "document"
 
     def get_queryset(self):
+        # What it supersedes: public documents only, read once for the page
+        # and its BibTeX entry's note.
+        supersedes = Prefetch(
+            "supersedes", queryset=Document.objects.public().in_number_order()
+        )
         return (
             Document.objects.public()
             .select_related("registry", "topic", "superseded_by__registry")
-            .prefetch_related("tags")
+            .prefetch_related("tags", supersedes)
         )
 
     def get_object(self, queryset=None):
@@ -305,6 +310,7 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             # The published versions, listed by catalogue/_versions.html.
             versions=document.versions.all(),
             tags=document.tags.all(),
+            supersedes=document.supersedes.all(),
             **kwargs,
         )
 

@@ -49,10 +49,12 @@ def _insert(fts, columns, row):
     return f"INSERT INTO {fts}(rowid, {names}) VALUES ({row}.id, {values});"
 
 
-def create_fts(apps, schema_editor):
+def create_fts(apps, schema_editor, tables=None):
+    """Make the FTS5 tables of ``tables`` (these, as they were here, unless a
+    later migration gives its own) and their triggers."""
     if schema_editor.connection.vendor != "sqlite":
         return
-    for table, spec in TABLES.items():
+    for table, spec in (tables or TABLES).items():
         fts, columns = spec["fts"], spec["columns"]
         schema_editor.execute(
             f"CREATE VIRTUAL TABLE {fts} USING fts5("
@@ -85,11 +87,11 @@ def create_fts(apps, schema_editor):
     )
 
 
-def drop_fts(apps, schema_editor):
+def drop_fts(apps, schema_editor, tables=None):
     if schema_editor.connection.vendor != "sqlite":
         return
     schema_editor.execute("DROP TRIGGER IF EXISTS document_fts_registry")
-    for spec in TABLES.values():
+    for spec in (tables or TABLES).values():
         fts = spec["fts"]
         for event in ["insert", "update", "delete"]:
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {fts}_{event}")

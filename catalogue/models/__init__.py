@@ -27,6 +27,7 @@ from catalogue.models.decision import (
     content_digest,
 )
 from catalogue.models.document import CitedText, Document, DocumentQuerySet
+from catalogue.models.notice import DocumentNotice
 from catalogue.models.reference import BrokenReference, Reference
 from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
 from catalogue.models.revision import Revision
@@ -50,6 +51,7 @@ __all__ = [
     "DecisionRevision",
     "DecisionStatus",
     "Document",
+    "DocumentNotice",
     "DocumentQuerySet",
     "DocumentStatus",
     "DocumentVersion",

@@ -153,6 +153,17 @@ class CSVImportMixin(ImportMixin):
         context = {
             **self.admin_site.each_context(request),
             **self.get_import_context_data(),
+            # The columns the upload form lists, as the import page's own.
+            "fields_list": [
+                (
+                    resource.get_display_name(),
+                    [
+                        field.column_name
+                        for field in resource().get_user_visible_fields()
+                    ],
+                )
+                for resource in self.get_import_resource_classes(request)
+            ],
             "title": job.title,
             "opts": self.model._meta,
             "job": job,

@@ -103,6 +103,10 @@ class DocumentAdmin(
                         "topic",
                         "tags",
                     ]
+                    if obj is not None
+                    # A new document has no number, version or status to
+                    # show: its registry numbers it when it is saved.
+                    else ["registry", "topic", "tags"]
                 },
             ),
         ]
@@ -225,6 +229,9 @@ class DocumentAdmin(
         if document is not None:
             revision = document.pending_revision()
             context["pending_revision"] = revision
+            context["may_publish"] = actions.documents.PUBLISH.is_offered(
+                document, revision, request.user
+            )
             context["versions"] = document.versions.select_related(
                 "published_by", "written_by"
             )

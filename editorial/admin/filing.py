@@ -6,17 +6,20 @@ expire every cached page, never by a bare ``save()``.
 """
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import redirect, render
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db.models import Count, OuterRef, Subquery
+from django.template.defaultfilters import pluralize
+from django.template.response import TemplateResponse
+from django.urls import reverse
 from taggit import admin as taggit_admin
-from taggit.forms import MergeTagsForm
-from taggit.models import Tag
+from taggit.models import Tag, TaggedItem
 
 from actions import filing
-from catalogue.models import Preface, Registry, Topic
+from catalogue.models import Document, Preface, Registry, Topic
 from editorial.admin import exports
 from editorial.admin.csv_import import TopicImportMixin
+from editorial.admin.forms import TagMergeForm
 from editorial.admin.page_import import TopicPageImportMixin
 
 
@@ -65,44 +68,77 @@ class PrefaceAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdm
         return super().has_add_permission(request) and not Preface.objects.exists()
 
 
-# taggit's own admin renames and deletes tags, which public pages print.
-admin.site.unregister(Tag)
+# taggit's own admin merges tags by deleting every link of a document that
+# already has the new tag, the new tag's own links included: its admin, and
+# so its merge page and action, are replaced whole by the record's own (taggit
+# registers it on import, so it is imported first, whatever the apps' order).
+admin.site.unregister(taggit_admin.Tag)
 
 
 @admin.register(Tag)
-class TagAdmin(FilingActionsMixin, taggit_admin.TagAdmin):
-    """taggit's tag admin, whose merge renames tags on every document and
-    deletes the merged ones: only for those who may change and delete tags."""
+class TagAdmin(FilingActionsMixin, admin.ModelAdmin):
+    """Tags, renamed and deleted through their actions; merged, by whoever
+    may publish, through ``filing.merge_tags`` after a page that lists what
+    each tag holds."""
 
-    def may_merge(self, request):
-        return self.has_change_permission(request) and self.has_delete_permission(
-            request
+    list_display = ["name", "slug", "held_by"]
+    ordering = ["name", "slug"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
+    actions = ["merge_tags_action"]
+
+    def get_queryset(self, request):
+        held = TaggedItem.objects.filter(tag=OuterRef("pk")).values("tag")
+        count = held.annotate(n=Count("pk")).values("n")
+        return super().get_queryset(request).annotate(documents=Subquery(count))
+
+    @admin.display(description="Documents", ordering="documents")
+    def held_by(self, tag):
+        return tag.documents or 0
+
+    def has_merge_permission(self, request):
+        return request.user.has_perm(filing.MERGE_TAGS)
+
+    @admin.action(description="Merge the selected tags…", permissions=["merge"])
+    def merge_tags_action(self, request, queryset):
+        """The tags and what each holds, the name to keep, then Confirm.
+
+        Template: ``admin/taggit/tag/merge.html``.
+        """
+        tags = list(queryset.order_by("name"))
+        form = TagMergeForm(
+            request.POST if "confirm" in request.POST else None, tags=tags
         )
-
-    def get_actions(self, request):
-        actions = super().get_actions(request)
-        if not self.may_merge(request):
-            actions.pop("render_tag_form", None)
-        return actions
-
-    def merge_tags_view(self, request):
-        """taggit's merge page, merging through ``filing.merge_tags``: its own
-        merge deletes the target tag from the documents that already had it."""
-        if not self.may_merge(request):
-            raise PermissionDenied("Merging tags needs the change and delete rights.")
-        selected = request.session.get("selected_tag_ids", "").split(",")
-        form = MergeTagsForm(request.POST if request.method == "POST" else None)
         if form.is_valid():
-            tags = Tag.objects.filter(pk__in=[pk for pk in selected if pk.isdigit()])
-            filing.merge_tags(
-                tags=list(tags),
-                into=form.cleaned_data["new_tag_name"],
-                user=request.user,
+            kept, documents = filing.merge_tags(
+                tags=tags, into=form.kept_name(), user=request.user
             )
-            self.message_user(request, "Tags have been merged", level="success")
-            request.session.pop("selected_tag_ids", None)
-            return redirect("..")
-        if form.is_bound:
-            self.message_user(request, "Form is invalid.", level="error")
-        context = {"form": MergeTagsForm(), "selected_tag_ids": selected}
-        return render(request, "admin/taggit/merge_tags_form.html", context)
+            self.message_user(
+                request,
+                f"Merged {len(tags)} tag{pluralize(len(tags))} into “{kept.name}”: "
+                f"{documents} document{pluralize(documents)} "
+                f"{pluralize(documents, 'holds,hold')} it.",
+                messages.SUCCESS,
+            )
+            return None
+        holding = {
+            tag.pk: list(
+                Document.objects.filter(tags=tag)
+                .select_related("registry")
+                .order_by("registry__prefix", "number")
+            )
+            for tag in tags
+        }
+        return TemplateResponse(
+            request,
+            "admin/taggit/tag/merge.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": "Merge these tags?",
+                "tags": [(tag, holding[tag.pk]) for tag in tags],
+                "form": form,
+                "cancel_url": reverse("admin:taggit_tag_changelist"),
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            },
+        )

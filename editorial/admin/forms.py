@@ -437,3 +437,37 @@ class WithdrawalForm(forms.Form):
         help_text="Readers see it on the document's page and in the feed, with "
         "today's date.",
     )
+
+
+class TagMergeForm(forms.Form):
+    """Which name the merged tags keep: one of theirs, or a new one."""
+
+    NEW = "new"
+
+    keep = forms.ChoiceField(widget=forms.RadioSelect, label="Keep the name")
+    new_name = forms.CharField(
+        required=False,
+        max_length=100,
+        label="New name",
+        help_text="Every document that held one of these tags holds this one.",
+    )
+
+    def __init__(self, *args, tags, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["keep"].choices = [
+            *((str(tag.pk), tag.name) for tag in tags),
+            (self.NEW, "A new name:"),
+        ]
+        self.names = {str(tag.pk): tag.name for tag in tags}
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("keep") == self.NEW and not cleaned.get("new_name", "").strip():
+            self.add_error("new_name", "Type the new name, or keep one of the tags'.")
+        return cleaned
+
+    def kept_name(self):
+        keep = self.cleaned_data["keep"]
+        if keep == self.NEW:
+            return self.cleaned_data["new_name"].strip()
+        return self.names[keep]

@@ -115,19 +115,23 @@ class DocumentPagesMixin:
 
     def review_view(self, request, object_id):
         """A pending revision beside the published text, field by field, with
-        its note and who wrote it; Publish and Discard on the same page.
+        its note and who wrote it; Publish and Discard on the same page. A
+        document never published is reviewed whole, as readers will read it
+        (``_first_publication``).
 
         Template: ``admin/catalogue/document/review.html``.
         """
         document = self._viewable(request, object_id)
         revision = document.pending_revision()
-        if revision is None:
+        if revision is None and document.is_public:
             self.message_user(
                 request, f"{document.identifier} has no pending revision."
             )
             return self._back_to(document)
         if request.method == "POST":
             return self._decide(request, document)
+        if revision is None:
+            return self._first_publication(request, document)
         return self._page(
             request,
             document,
@@ -140,6 +144,24 @@ class DocumentPagesMixin:
             ),
             can_discard=actions.documents.DISCARD.is_offered(
                 document, revision, request.user
+            ),
+        )
+
+    def _first_publication(self, request, document):
+        """The whole document as readers will read it (text, citation, topic,
+        tags), with Publish and Back to editing.
+
+        Template: ``admin/catalogue/document/review_first.html``.
+        """
+        return self._page(
+            request,
+            document,
+            "admin/catalogue/document/review_first.html",
+            f"Review {document.identifier} before its first publication",
+            tags=document.tags.order_by("name"),
+            references=resolve([document.summary]),
+            can_publish=actions.documents.PUBLISH.is_offered(
+                document, None, request.user
             ),
         )
 

@@ -6,8 +6,9 @@ import io
 import pytest
 from auditlog.models import LogEntry
 from bs4 import BeautifulSoup
+from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 import actions.documents
@@ -265,3 +266,37 @@ def test_the_desk_shows_each_queue_with_its_count(client, editor, publisher):
     }
     assert {"1 In review", "1 Pending revisions", "1 My drafts", "1 Unfiled"} <= queues
     assert soup.select_one("#site-name").get_text(strip=True) == "Anthology"
+
+
+class Terminal:
+    """A terminal where the person running a command types ``answers``."""
+
+    def __init__(self, monkeypatch, *answers):
+        self.answers = list(answers)
+        self.prompts = []
+        monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+        monkeypatch.setattr(
+            "editorial.management.commands.add_editor.getpass", self.getpass
+        )
+
+    def getpass(self, prompt):
+        self.prompts.append(prompt)
+        return self.answers.pop(0)
+
+
+def test_add_editor_asks_for_a_new_accounts_password_twice(monkeypatch):
+    terminal = Terminal(monkeypatch, "a long passphrase", "a long passphrase")
+
+    call_command("add_editor", "ada", stdout=io.StringIO())
+
+    assert terminal.prompts == ["Password for ada: ", "The same password again: "]
+    assert User.objects.get(username="ada").check_password("a long passphrase")
+
+
+def test_add_editor_makes_no_account_when_the_passwords_differ(monkeypatch):
+    Terminal(monkeypatch, "a long passphrase", "a long passphrse")
+
+    with pytest.raises(CommandError, match="The two passwords differ"):
+        call_command("add_editor", "ada", stdout=io.StringIO())
+
+    assert not User.objects.filter(username="ada").exists()

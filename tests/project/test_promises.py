@@ -353,12 +353,14 @@ def tag_merge(w):
     other = Tag.objects.get(name="pipelining")
     memory = Tag.objects.get(name="memory")
     changelist = reverse("admin:taggit_tag_changelist")
-    w.client.post(
-        changelist,
-        {"action": "render_tag_form", "_selected_action": [memory.pk, other.pk]},
-    )
     response = w.client.post(
-        reverse("admin:taggit_tag_merge_tags"), {"new_tag_name": "memory"}
+        changelist,
+        {
+            "action": "merge_tags_action",
+            "_selected_action": [memory.pk, other.pk],
+            "keep": str(memory.pk),
+            "confirm": "Confirm",
+        },
     )
     assert response.status_code == 302
     assert sorted(w.document.tags.names()) == ["memory"]
@@ -659,7 +661,6 @@ ENTRY_POINTS = {
     "taggit_tag_add": "admin: change a tag",
     "taggit_tag_change": "admin: change a tag",
     "taggit_tag_delete": "admin: delete a tag",
-    "taggit_tag_merge_tags": "admin: merge tags",
     # Pages that only read, or refuse every POST (no one may delete a
     # document; broken references are the record's reading of itself).
     **dict.fromkeys(
@@ -697,7 +698,7 @@ ENTRY_POINTS = {
     "action:topic:delete_selected": "admin: delete a tag",
     "action:preface:delete_selected": "admin: delete a tag",
     "action:tag:delete_selected": "admin: delete a tag",
-    "action:tag:render_tag_form": "admin: merge tags",
+    "action:tag:merge_tags_action": "admin: merge tags",
     **dict.fromkeys(
         [
             "action:document:export_documents_csv",

@@ -175,10 +175,10 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # Row count, rows, counts, registry and tag choices.
     with django_assert_num_queries(5):
         soup_of(client.get(reverse("catalogue:unfiled")))
-    # Document with registry and topic, its tags, its versions, documents and
-    # decision records that name it.
+    # Document with registry and topic, its tags, the documents it supersedes,
+    # its versions, documents and decision records that name it.
     path = first.get_absolute_url()
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         soup_of(client.get(path))
 
 

@@ -49,4 +49,9 @@ class Command(BaseCommand):
             validate_password(password, user)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
+        # A mistyped password would lock its owner out at once: typed twice.
+        if getpass("The same password again: ") != password:
+            raise CommandError(
+                f"The two passwords differ; no account {user.username} was made."
+            )
         return password
