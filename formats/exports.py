@@ -39,6 +39,7 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from taggit.models import TaggedItem
 
+from catalogue.addresses import absolute_url
 from catalogue.citations import Citation
 from catalogue.identifiers import Identifier
 from catalogue.models import PUBLIC_STATUSES, DecisionRelation, Document, Registry
@@ -117,8 +118,9 @@ def timestamp(value):
 
 
 def site_root(request):
-    """The site's root URL (``https://host/``): public pages' URLs start with it."""
-    return request.build_absolute_uri(reverse("catalogue:index"))
+    """The site's root URL (``https://host/``) under the canonical origin:
+    public pages' URLs start with it."""
+    return absolute_url(reverse("catalogue:index"))
 
 
 def csv_response(chunks, *, filename, bom=False):

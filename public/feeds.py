@@ -2,8 +2,10 @@
 
 An entry is a published version, so a revision appears as an entry of its own
 and a draft never appears at all. Its id is the version page's absolute
-address, unique to the entry and never changed (a version is never edited),
-as RFC 4287 asks; its summary is plain text, typed as such.
+address under the canonical origin (``SITE_URL``), unique to the entry and
+never changed whatever Host a reader's request carried (a version is never
+edited), as RFC 4287 asks; its link is the document's page, where a reader
+reads the document as it now stands; its summary is plain text, typed as such.
 """
 
 from datetime import UTC, datetime
@@ -13,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from catalogue.addresses import absolute_url
 from catalogue.models import PUBLIC_STATUSES, DocumentVersion, Topic
 
 ENTRIES = 50
@@ -54,7 +57,7 @@ class DocumentVersionFeed(Feed):
     subtitle = "Every document version as it is published."
 
     def link(self):
-        return reverse("catalogue:index")
+        return absolute_url(reverse("catalogue:index"))
 
     def versions(self):
         return DocumentVersion.objects.filter(
@@ -71,21 +74,23 @@ class DocumentVersionFeed(Feed):
         return retraction(version.document) + version.summary_with_citation
 
     def item_link(self, version):
-        return reverse(
-            "catalogue:document-version",
-            kwargs={
-                "identifier": version.document.identifier,
-                "number": version.number,
-            },
+        return absolute_url(version.document.get_absolute_url())
+
+    def item_guid(self, version):
+        return absolute_url(
+            reverse(
+                "catalogue:document-version",
+                kwargs={
+                    "identifier": version.document.identifier,
+                    "number": version.number,
+                },
+            )
         )
 
     def get_feed(self, obj, request):
         feed = super().get_feed(obj, request)
         # The feed's own address identifies it, as the pages' do their entries.
-        feed.feed["id"] = feed.feed["feed_url"]
-        for item in feed.items:
-            # The link is the version page's absolute address by now.
-            item["unique_id"] = item["link"]
+        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
         return feed
 
     def item_pubdate(self, version):
@@ -115,7 +120,7 @@ class TopicFeed(DocumentVersionFeed):
         return f"New and revised documents filed under {topic.name}."
 
     def link(self, topic):
-        return topic.get_absolute_url()
+        return absolute_url(topic.get_absolute_url())
 
     def items(self, topic):
         return (

@@ -122,6 +122,13 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def canonical_origin(settings):
+    """The canonical origin is the test client's own host, so the addresses
+    the pages write are those the tests request."""
+    settings.SITE_URL = "http://testserver"
+
+
 @pytest.fixture
 def editorial_groups(transactional_db):
     """The Editor and Publisher groups, made again by their own migration's code:

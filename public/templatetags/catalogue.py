@@ -3,6 +3,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 
+from catalogue.addresses import absolute_url
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
 from public.links import link_names, link_names_in_html
@@ -56,12 +57,10 @@ def decision_status(decision):
     )
 
 
-@register.simple_tag(takes_context=True)
-def absolute_static(context, path):
+@register.simple_tag
+def absolute_static(path):
     """The absolute address of a static file, as OpenGraph asks."""
-    request = context.get("request")
-    url = static(path)
-    return request.build_absolute_uri(url) if request else url
+    return absolute_url(static(path))
 
 
 @register.filter
