@@ -178,8 +178,9 @@ def identifier_pdf_url(identifier):
 # What a DOI may hold that an address may not (``<``, ``>``, ``#``, ``%``, ``?``,
 # spaces, quotes, braces) is percent-encoded; the characters RFC 3986 allows
 # in a path are kept, so ``10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>``
-# stays readable and still resolves.
-PATH_SAFE = "/:@!$&'()*+,;=~"
+# stays readable and still resolves. A semicolon is encoded too: RIS readers
+# split a ``UR`` at it, as a list of addresses.
+PATH_SAFE = "/:@!$&'()*+,=~"
 
 
 def doi_url(doi):

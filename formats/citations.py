@@ -268,7 +268,9 @@ def bibtex_entry(document):
     if "doi" in source:
         fields["doi"] = latex(source["doi"])
     if url := work_url(document):
-        fields["url"] = latex(url)
+        # An address is verbatim to biber and pandoc (and inside \url): it is
+        # percent-encoded already, so it holds no brace to escape.
+        fields["url"] = url
     if document.citation_note:
         fields["note"] = latex(document.citation_note)
     if document.summary:

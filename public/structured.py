@@ -211,6 +211,14 @@ def index_graph(page_url):
                 ],
             },
             {**site(), "url": page_url},
+            {
+                "@type": "WebPage",
+                "@id": f"{page_url}#page",
+                "url": page_url,
+                "name": "Full index",
+                "about": {"@id": f"{page_url}#record"},
+                "breadcrumb": breadcrumbs(index_trail()),
+            },
         ]
     }
 
