@@ -149,7 +149,10 @@ def test_bibtex_parser_reads_every_seed_document_back(imported_seed):
     assert len(entries) == 67
     for document in documents:
         entry = entries[document.identifier]
-        assert entry["type"] == "misc"
+        assert entry["type"] == {
+            "conference_paper": "inproceedings",
+            "journal_article": "article",
+        }.get(document.publication_type, "misc")
         assert bibtex_facts(entry) == expected_facts(document), document.identifier
         if document.source_identifier.startswith("ARXIV-"):
             assert entry["archiveprefix"] == "arXiv"

@@ -41,6 +41,7 @@ from catalogue.models import (
     Preface,
     Registry,
     Topic,
+    Venue,
 )
 from editorial.admin.csv_import import IMPORT_JOB
 from editorial.admin.folder_import import FOLDER_JOB
@@ -516,6 +517,17 @@ ROWS = {
             lambda w: w.document.get_absolute_url(),
         )
     ),
+    # The venue table is read by imports, and shows on no page.
+    "admin: change a venue": Row(
+        filing_change(
+            "catalogue_venue",
+            lambda w: Venue.objects.get(name="OSDI"),
+            "full_name",
+            "Operating Systems Design and Implementation",
+            lambda w: reverse("catalogue:index"),
+        ),
+        page=False,
+    ),
     "admin: merge tags": Row(tag_merge, setup=another_tag),
     "admin: delete a tag": Row(tag_delete),
     "admin: publish a decision record": Row(decision_publish),
@@ -626,7 +638,7 @@ def test_every_entry_point_keeps_every_promise(
 # (the same action, through the same path); ``READS`` for those that change
 # nothing of the record.
 READS = "changes nothing of the record"
-MODELS = ["document", "decisionrecord", "registry", "topic", "preface"]
+MODELS = ["document", "decisionrecord", "registry", "topic", "preface", "venue"]
 ENTRY_POINTS = {
     # Admin pages that take a POST.
     "catalogue_document_add": "admin: add a document",
@@ -652,6 +664,9 @@ ENTRY_POINTS = {
     "catalogue_preface_add": "admin: change the preface",
     "catalogue_preface_change": "admin: change the preface",
     "catalogue_preface_delete": "admin: delete a tag",
+    "catalogue_venue_add": "admin: change a venue",
+    "catalogue_venue_change": "admin: change a venue",
+    "catalogue_venue_delete": "admin: delete a tag",
     "taggit_tag_add": "admin: change a tag",
     "taggit_tag_change": "admin: change a tag",
     "taggit_tag_delete": "admin: delete a tag",
@@ -692,6 +707,7 @@ ENTRY_POINTS = {
     "action:registry:delete_selected": "admin: delete a tag",
     "action:topic:delete_selected": "admin: delete a tag",
     "action:preface:delete_selected": "admin: delete a tag",
+    "action:venue:delete_selected": "admin: delete a tag",
     "action:tag:delete_selected": "admin: delete a tag",
     "action:tag:render_tag_form": "admin: merge tags",
     **dict.fromkeys(
