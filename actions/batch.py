@@ -37,6 +37,7 @@ from catalogue.references import write_references
 # number) and the creation time stay.
 UPDATED_FIELDS = [
     *Document.CONTENT_FIELDS,
+    *Document.BIBLIOGRAPHIC_FIELDS,
     "version",
     "status",
     "topic",

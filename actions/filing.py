@@ -1,5 +1,6 @@
 """What documents are filed under and the index is built on: registries,
-topics, tags and the preface, saved and deleted as the admin gives them.
+topics, tags and the preface, saved and deleted as the admin gives them; and
+the known venues, by which an import reads a citation's venue and type.
 
 Their names and texts show on most public pages and they change rarely, so
 each change expires every cached page.
@@ -21,7 +22,7 @@ def _permission(obj, verb):
 
 
 def save(*, obj, user):
-    """Save a registry, topic, tag or the preface as edited."""
+    """Save a registry, topic, tag, venue or the preface as edited."""
     require(user, _permission(obj, "change" if obj.pk else "add"), "change filing")
     with transaction.atomic(), audited(user):
         obj.save()

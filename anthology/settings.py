@@ -5,6 +5,10 @@ DATABASE_URL  database to use; defaults to an SQLite file in the checkout,
 SECRET_KEY    required in production; a development key is used when unset
 DEBUG         "1", "true" or "yes" to turn on debug mode (off by default)
 ALLOWED_HOSTS comma-separated host names
+SITE_URL      the site's canonical origin, e.g. https://anthology.example.org:
+              every absolute address the site writes (feeds, sitemaps,
+              canonical links, og:url, JSON-LD, exports) starts with it,
+              whatever Host or scheme a request came with
 CONN_MAX_AGE  seconds a database connection is kept (checked before reuse)
 REDIS_URL     shared cache, e.g. redis://127.0.0.1:6379/0; local memory if unset
 CACHE_KEY_PREFIX  prefix of this site's keys in the shared cache
@@ -80,6 +84,7 @@ SECRET_KEY = os.environ.get(
 )
 DEBUG = env_bool("DEBUG")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
     # The editors' desk: first, so its templates override the admin's own.

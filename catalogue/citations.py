@@ -17,6 +17,7 @@ prints every summary as the editors wrote it.
 
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 
@@ -174,12 +175,38 @@ def identifier_pdf_url(identifier):
     return f"https://arxiv.org/pdf/{arxiv_id}" if arxiv_id else ""
 
 
+# What a DOI may hold that an address may not (``<``, ``>``, ``#``, ``%``, ``?``,
+# spaces, quotes, braces) is percent-encoded; the characters RFC 3986 allows
+# in a path are kept, so ``10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>``
+# stays readable and still resolves. A semicolon is encoded too: RIS readers
+# split a ``UR`` at it, as a list of addresses.
+PATH_SAFE = "/:@!$&'()*+,=~"
+
+
+def doi_url(doi):
+    """The DOI resolver's address of ``doi``, percent-encoded as an address must be."""
+    return f"https://doi.org/{quote(doi, safe=PATH_SAFE)}"
+
+
 def identifier_url(identifier):
     """The address of an identifier's source, or "" for a venue or nothing."""
+    if doi := identifier_value(identifier, "DOI:"):
+        return doi_url(doi)
     for scheme, template in IDENTIFIER_SCHEMES.items():
         if identifier.startswith(scheme):
-            return template.format(identifier.removeprefix(scheme))
+            return template.format(quote(identifier.removeprefix(scheme), safe="/"))
     return ""
+
+
+def identifier_display(identifier):
+    """An identifier as its community writes it: ``arXiv:1604.06174``, a DOI as
+    its resolver's address (``https://doi.org/10.1109/…``, unencoded, as
+    Crossref's display guidelines show it). Anything else as it is."""
+    if arxiv := identifier_value(identifier, "ARXIV-"):
+        return f"arXiv:{arxiv}"
+    if doi := identifier_value(identifier, "DOI:"):
+        return f"https://doi.org/{doi}"
+    return identifier
 
 
 def identifiers_in(text):
@@ -302,6 +329,14 @@ def derived_authors(authors):
 
 def cited_authors(authors_text):
     """The authors a citation's text names, as CSL names, and whether that is
-    all of them (no "et al."). Each name is taken whole, as a literal."""
+    all of them (no "et al.").
+
+    A name in a list (``Chen et al.``, ``Jadbabaie, Lin and Morse``) is a
+    person's family name, taken whole (``Del Balso``); a citation naming one
+    author alone (``CoreWeave``, ``Wan Team, Alibaba``) may name an
+    organisation, so that name is kept whole as a literal.
+    """
     names, et_al = author_names(authors_text)
-    return [{"literal": name} for name in names], not et_al
+    if len(names) == 1 and not et_al:
+        return [{"literal": names[0]}], True
+    return [{"family": name} for name in names], not et_al

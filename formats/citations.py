@@ -1,4 +1,4 @@
-"""Documents as reference-manager entries: BibTeX, RIS, CSL-JSON, and the
+r"""Documents as reference-manager entries: BibTeX, RIS, CSL-JSON, and the
 ``citation_*`` meta tags of a document's page.
 
 Each document is one entry keyed by its permanent identifier (``LIT-004``),
@@ -10,11 +10,19 @@ as ours: BibTeX's ``annote``, a second RIS ``N1`` note, CSL-JSON's
 
 Authors: the full list when the record holds it (persons by family and
 given name, organisations whole). When only the citation's "Chen et al." is
-known, each format says the list goes on as it can: BibTeX ``and others``;
-CSL-JSON the citation's names as one literal, ``Chen et al.``; RIS the named
-authors and a note that the list is incomplete; the meta tags no
-``citation_author`` at all, since Google Scholar reads those as the whole
-list. Venue and type: ``@inproceedings``/``booktitle``,
+known, the named authors are persons with a family name, and each format
+says the list goes on in its own words: BibTeX ``and others``; CSL-JSON a
+last name ``{"literal": "others"}``, which pandoc's citeproc prints as "et
+al." (it is what pandoc itself makes of BibTeX's ``and others``); RIS the
+named authors and a note that the list is incomplete; the meta tags the
+named authors only. Never is "Chen et al." one person's name. RIS and the
+meta tags write each name ``Family, Given`` (``Del Balso,`` for a family
+name alone, an organisation as ``Wan Team Alibaba,``): Zotero's translators
+split a name at its first comma and read a name without one as given names
+then a family name. BibTeX writes every letter outside ASCII as a LaTeX
+accent (``{\L}ukasz``, ``M{\"{u}}ller``), which classic BibTeX styles
+abbreviate right and biber and pandoc read back as the letter. Venue and
+type: ``@inproceedings``/``booktitle``,
 ``@article``/``journal``, RIS ``CONF``/``JOUR`` with ``T2``, CSL
 ``paper-conference``/``article-journal`` with ``container-title``; a preprint
 is ``@misc`` with its ``eprint``, RIS ``GEN``, CSL ``article``.
@@ -22,11 +30,12 @@ is ``@misc`` with its ``eprint``, RIS ``GEN``, CSL ``article``.
 
 import json
 import re
+import unicodedata
 
 from django.db.models import Prefetch
 from django.http import HttpResponse
 
-from catalogue.citations import author_names
+from catalogue.citations import doi_url
 from catalogue.models import Document, PublicationType
 
 FORMATS = {
@@ -71,12 +80,66 @@ TYPES = {
     PublicationType.REPORT: ("techreport", "institution", "RPRT", "PB", "report"),
     PublicationType.UNKNOWN: ("misc", "howpublished", "GEN", "T2", "article"),
 }
+MONTHS = [
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "oct",
+    "nov",
+    "dec",
+]
+# The LaTeX accent of each combining mark a Latin letter is written with.
+ACCENTS = {
+    "\u0300": "`",
+    "\u0301": "'",
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0304": "=",
+    "\u0306": "u",
+    "\u0307": ".",
+    "\u0308": '"',
+    "\u030a": "r",
+    "\u030b": "H",
+    "\u030c": "v",
+    "\u0323": "d",
+    "\u0327": "c",
+    "\u0328": "k",
+}
+# Letters of their own, not a letter and an accent.
+LATEX_LETTERS = {
+    "Ł": r"{\L}",
+    "ł": r"{\l}",
+    "Ø": r"{\O}",
+    "ø": r"{\o}",
+    "ß": r"{\ss}",
+    "Æ": r"{\AE}",
+    "æ": r"{\ae}",
+    "Œ": r"{\OE}",
+    "œ": r"{\oe}",
+    "ı": r"{\i}",
+}
+NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 LINE_BREAK_RE = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
 
 
 def one_line(text):
     """``text`` with every line break, and the spaces around it, as one space."""
     return LINE_BREAK_RE.sub(" ", text).strip()
+
+
+def work_url(document):
+    """The cited work's address: its arXiv page, else its DOI's, percent-encoded."""
+    if document.arxiv_id:
+        return document.source_url
+    if document.work_doi:
+        return doi_url(document.work_doi)
+    return ""
 
 
 def source_fields(document):
@@ -161,14 +224,38 @@ def braces_pair(text):
     return depth == 0
 
 
+def latex_letter(char):
+    """A letter outside ASCII as BibTeX's special character ``{\'{e}}``: one
+    letter to classic BibTeX's ``purify$`` and ``format.name$``, so an
+    abbreviated given name keeps its whole first letter. Other characters
+    (‘ — × CJK) are kept as they are."""
+    if char in LATEX_LETTERS:
+        return LATEX_LETTERS[char]
+    base, *marks = unicodedata.normalize("NFD", char)
+    if not (marks and base.isascii() and base.isalpha()):
+        return char
+    if not all(mark in ACCENTS for mark in marks):
+        return char
+    text = {"i": r"\i", "j": r"\j"}.get(base, base)
+    for mark in marks:
+        text = f"\\{ACCENTS[mark]}{{{text}}}"
+    return f"{{{text}}}"
+
+
 def latex(text):
-    """Text on one line with LaTeX's special characters escaped; Unicode is
-    kept (UTF-8)."""
+    """Text on one line with LaTeX's special characters escaped and accented
+    letters written as LaTeX accents; other Unicode is kept (UTF-8)."""
     text = one_line(text)
     specials = LATEX_SPECIALS
     if not braces_pair(text):
         specials = {**LATEX_SPECIALS, **UNPAIRED_BRACES}
-    return LATEX_RE.sub(lambda match: specials[match[0]], text)
+    text = LATEX_RE.sub(lambda match: specials[match[0]], text)
+    return NON_ASCII_RE.sub(lambda match: latex_letter(match[0]), text)
+
+
+def incomplete_csl_authors(authors):
+    """The authors a citation names, then CSL's way of saying "and others"."""
+    return [*authors, {"literal": "others"}]
 
 
 def bibtex_name(author):
@@ -196,8 +283,6 @@ def bibtex_entry(document):
         "year": str(document.year),
     }
     month = document.publication_date[5:7]
-    if month:
-        fields["month"] = str(int(month))
     if document.venue:
         fields[venue_field] = latex(document.venue)
     source = source_fields(document)
@@ -205,25 +290,44 @@ def bibtex_entry(document):
         fields.update(eprint=latex(source["eprint"]), archiveprefix="arXiv")
     if "doi" in source:
         fields["doi"] = latex(source["doi"])
-    if document.source_url:
-        fields["url"] = latex(document.source_url)
+    if url := work_url(document):
+        # An address is verbatim to biber and pandoc (and inside \url): it is
+        # percent-encoded already, so it holds no brace to escape.
+        fields["url"] = url
     if document.citation_note:
         fields["note"] = latex(document.citation_note)
     if document.summary:
         fields["annote"] = latex(annotation(document))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
+    lines = [f"  {name} = {{{value}}}" for name, value in fields.items()]
+    if month:
+        # A month is BibTeX's macro (``mar``), which every style prints as
+        # its own month name; ``{3}`` would be printed as "3".
+        lines.insert(3, f"  month = {MONTHS[int(month) - 1]}")
+    body = ",\n".join(lines)
     return f"@{entry_type}{{{document.identifier},\n{body}\n}}\n"
 
 
-def ris_name(author):
-    """One author for RIS, which reads ``Family, Given``: an organisation's
-    own commas would split it there, so they are left out of its name."""
+def family_first(author, separators=","):
+    """One author as ``Family, Given``, the form RIS and the ``citation_author``
+    tag are read in: Zotero splits at the first comma, and reads a name
+    without one as given names then a family name. So a family name alone is
+    ``Del Balso,`` and an organisation ``Wan Team Alibaba,``, its own commas
+    (and any other ``separators``) left out so that none splits it."""
+
+    def part(text):
+        for separator in separators:
+            text = text.replace(separator, "")
+        return one_line(text)
+
     if "literal" in author:
-        return one_line(author["literal"].replace(",", ""))
-    family = one_line(author["family"].replace(",", ""))
-    if author.get("given"):
-        return f"{family}, {one_line(author['given'])}"
-    return family
+        return f"{part(author['literal'])},"
+    given = part(author.get("given", ""))
+    return f"{part(author['family'])}, {given}".rstrip()
+
+
+def ris_name(author):
+    """One author for RIS: ``Family, Given``."""
+    return family_first(author)
 
 
 def ris_entry(document):
@@ -241,8 +345,8 @@ def ris_entry(document):
         lines.append(("AN", f"arXiv:{source['eprint']}"))
     if "doi" in source:
         lines.append(("DO", source["doi"]))
-    if document.source_url:
-        lines.append(("UR", document.source_url))
+    if url := work_url(document):
+        lines.append(("UR", url))
     if not complete:
         lines.append(("N1", incomplete_authors_note(document)))
     if document.citation_note:
@@ -257,11 +361,8 @@ def ris_entry(document):
 
 def csl_authors(document):
     authors, complete = document.known_authors
-    if complete:
-        return [dict(author) for author in authors]
-    # No CSL name says "and others": the citation's own words, as one name.
-    names, _ = author_names(document.authors)
-    return [{"literal": f"{', '.join(names)} et al."}]
+    authors = [dict(author) for author in authors]
+    return authors if complete else incomplete_csl_authors(authors)
 
 
 def csl_item(document):
@@ -277,11 +378,12 @@ def csl_item(document):
         item["container-title"] = document.venue
     source = source_fields(document)
     if "eprint" in source:
-        item.update(publisher="arXiv", number=source["eprint"])
+        # The number with its scheme, as arXiv asks a preprint to be cited.
+        item.update(publisher="arXiv", number=f"arXiv:{source['eprint']}")
     if "doi" in source:
         item["DOI"] = source["doi"]
-    if document.source_url:
-        item["URL"] = document.source_url
+    if url := work_url(document):
+        item["URL"] = url
     if document.citation_note:
         item["note"] = document.citation_note
     if document.summary:
@@ -290,21 +392,22 @@ def csl_item(document):
 
 
 def highwire_name(author):
-    """One author for a ``citation_author`` tag, which readers split at a
-    comma as ``Family, Given``: an organisation's commas are left out."""
-    return ris_name(author)
+    """One author for a ``citation_author`` tag: ``Family, Given``. Zotero
+    splits a tag's content at semicolons too, so they are left out."""
+    return family_first(author, separators=",;")
 
 
 def meta_tags(document):
-    """A document page's ``citation_*`` meta tags, as (name, content) pairs.
+    """A document page's ``citation_*`` meta tags, as (name, content) pairs,
+    in the order Google Scholar's inclusion guidelines list them.
 
-    Google Scholar takes the ``citation_author`` tags as the whole list, so
-    a document known only as "First et al." has none.
+    The ``citation_author`` tags name the authors the record knows: every one
+    when the list is recorded, else those the citation names (the first, for
+    "Chen et al."); none is invented.
     """
-    authors, complete = document.known_authors
+    authors, _ = document.known_authors
     tags = [("citation_title", document.title)]
-    if complete:
-        tags += [("citation_author", highwire_name(author)) for author in authors]
+    tags += [("citation_author", highwire_name(author)) for author in authors]
     date = document.publication_date.replace("-", "/") or str(document.year)
     tags += [("citation_publication_date", date), ("citation_date", date)]
     venue_tag = {

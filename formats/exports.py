@@ -33,13 +33,15 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce, LPad, NullIf
 from django.db.models.lookups import Regex
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from taggit.models import TaggedItem
 
-from catalogue.citations import Citation
+from catalogue.addresses import absolute_url
+from catalogue.citations import Citation, author_line, parse_author_line
 from catalogue.identifiers import Identifier
 from catalogue.models import PUBLIC_STATUSES, DecisionRelation, Document, Registry
 
@@ -67,6 +69,13 @@ DOCUMENT_COLUMNS = [
     "created",
     "last_changed",
     "public_url",
+    # What the citation abbreviates, in cells a spreadsheet user reads and
+    # edits: the author list as ``Family, Given; Family, Given``.
+    "author_list",
+    "venue",
+    "publication_type",
+    "publication_date",
+    "doi",
 ]
 TOPIC_COLUMNS = ["position", "name", "slug", "flavour", "scope"]
 DECISION_COLUMNS = [
@@ -102,6 +111,42 @@ def restore(text):
     return text[1:] if FORMULA_RE.match(text) and text.startswith("'") else text
 
 
+# The author list in one cell: each author as editors write one (``Chen,
+# Tianqi``, an organisation braced whole, ``{Wan Team, Alibaba}``), separated
+# by semicolons; a semicolon inside braces is the organisation's own.
+AUTHOR_SEPARATOR = "; "
+
+
+def author_list_cell(authors):
+    """``[{"family": "Chen", "given": "Tianqi"}, ...]`` as one cell."""
+    return AUTHOR_SEPARATOR.join(author_line(author) for author in authors)
+
+
+def author_list_parts(text):
+    """The cell's authors as written, split at the semicolons outside braces."""
+    parts, part, depth = [], [], 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == ";" and depth == 0:
+            parts.append("".join(part))
+            part = []
+        else:
+            part.append(char)
+    parts.append("".join(part))
+    return [part.strip() for part in parts if part.strip()]
+
+
+def parse_author_list_cell(text):
+    """An author list from its cell; ValueError naming the author that is not one."""
+    authors = []
+    for position, part in enumerate(author_list_parts(text), start=1):
+        try:
+            authors.append(parse_author_line(part))
+        except ValueError as error:
+            raise ValueError(f"author {position} (‘{part}’): {error}.") from error
+    return authors
+
+
 def csv_line(cells):
     """One CSV row in PostgreSQL's CSV dialect; ``None`` and "" are empty."""
     out = []
@@ -119,8 +164,9 @@ def timestamp(value):
 
 
 def site_root(request):
-    """The site's root URL (``https://host/``): public pages' URLs start with it."""
-    return request.build_absolute_uri(reverse("catalogue:index"))
+    """The site's root URL (``https://host/``) under the canonical origin:
+    public pages' URLs start with it."""
+    return absolute_url(reverse("catalogue:index"))
 
 
 def csv_response(chunks, *, filename, bom=False):
@@ -193,6 +239,7 @@ def _document_rows(queryset, *, base_url):
         "superseded_by__number",
         "created_at",
         "updated_at",
+        *Document.BIBLIOGRAPHIC_FIELDS,
     )
     content_type = ContentType.objects.get_for_model(Document)
     for chunk in batched(rows.iterator(chunk_size=CHUNK_ROWS), CHUNK_ROWS):
@@ -226,7 +273,13 @@ def _document_rows(queryset, *, base_url):
                 timestamp(row[14]),
                 timestamp(row[15]),
                 f"{base_url}{identifier}/" if is_public else "",
+                *_bibliographic_cells(row[16:]),
             ]
+
+
+def _bibliographic_cells(values):
+    author_list, *rest = values
+    return [author_list_cell(author_list), *rest]
 
 
 class Neutralised(Case):
@@ -361,6 +414,36 @@ def _document_columns_sql(*, base_url):
         "c_created": UtcTimestamp(F("created_at")),
         "c_last_changed": UtcTimestamp(F("updated_at")),
         "c_public_url": public_url,
+        **_bibliographic_columns_sql(),
+    }
+
+
+# The author list as its cell, by PostgreSQL from the JSON (``author_list_cell``).
+AUTHOR_LIST_SQL = """(
+    SELECT string_agg(
+        CASE
+            WHEN author.value ->> 'literal' IS NOT NULL
+                THEN '{' || (author.value ->> 'literal') || '}'
+            WHEN coalesce(author.value ->> 'given', '') = ''
+                THEN author.value ->> 'family'
+            ELSE (author.value ->> 'family') || ', ' || (author.value ->> 'given')
+        END,
+        '; ' ORDER BY author.position
+    )
+    FROM jsonb_array_elements("catalogue_document"."author_list")
+        WITH ORDINALITY AS author(value, position)
+)"""
+
+
+def _bibliographic_columns_sql():
+    return {
+        "c_author_list": Neutralised(RawSQL(AUTHOR_LIST_SQL, [], TextField())),
+        "c_venue": _text("venue"),
+        "c_publication_type": NullIf(
+            F("publication_type"), Value(""), output_field=TextField()
+        ),
+        "c_publication_date": _text("publication_date"),
+        "c_doi": _text("doi"),
     }
 
 

@@ -24,7 +24,7 @@ from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.models.fields import NUL_MESSAGE
 from catalogue.numbering import highest_issued, unissued_refusal
-from formats.exports import DOCUMENT_COLUMNS, restore
+from formats.exports import DOCUMENT_COLUMNS, parse_author_list_cell, restore
 from imports import progress
 
 # Version notes are read by readers, on the version pages.
@@ -58,6 +58,13 @@ def whole_number(text):
         return None
     number = int(text)
     return number if number <= LARGEST_WHOLE_NUMBER else None
+
+
+class AuthorListWidget(Widget):
+    """The author list's cell, ``Family, Given; Family, Given``, as CSL names."""
+
+    def clean(self, value, row=None, **kwargs):
+        return parse_author_list_cell(restore(str(value or "")))
 
 
 class WholeNumberWidget(Widget):
@@ -215,6 +222,14 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     successor = Field(column_name="successor", widget=TextWidget())
     created = Field(column_name="created", widget=TextWidget())
     last_changed = Field(column_name="last_changed", widget=TextWidget())
+    # The bibliographic columns; a file without them leaves them as they are.
+    author_list = Field(
+        attribute="author_list", column_name="author_list", widget=AuthorListWidget()
+    )
+    venue = text_field("venue")
+    publication_type = text_field("publication_type")
+    publication_date = text_field("publication_date")
+    doi = text_field("doi")
 
     class Meta:
         model = Document

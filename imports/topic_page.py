@@ -15,7 +15,8 @@ from django.db.models import Count
 from django.utils.text import slugify
 
 from actions.batch import DocumentWrite, DocumentWriter, bulk_change
-from catalogue.models import Document, Preface, Registry, Topic
+from catalogue.models import Document, Preface, Registry, Topic, Venue
+from catalogue.venues import read_venue
 from formats.problems import ImportRefused, Problem
 from imports import progress
 
@@ -159,6 +160,12 @@ def _document_for(row, **fields):
     )
 
 
+def _venue_fields(row, venues):
+    """The venue and publication type a new document's citation says."""
+    venue, kind = read_venue(row.citation.identifier, row.citation.note, venues)
+    return {"venue": venue, "publication_type": kind}
+
+
 def _row_content(row):
     return {
         "title": row.title,
@@ -228,10 +235,16 @@ def _import_documents(parsed, registries, topic, report, writer):
         )
     }
     problems, created, updated = [], [], []
+    venues = list(Venue.objects.all())
     for row in progress.counted(parsed.rows, len(parsed.rows)):
         document = existing.get((row.prefix, row.number))
         if document is None:
-            new = _document_for(row, registry=registries[row.prefix], topic=topic)
+            new = _document_for(
+                row,
+                registry=registries[row.prefix],
+                topic=topic,
+                **_venue_fields(row, venues),
+            )
             created.append(DocumentWrite(new))
         elif problem := _version_problem(row, document):
             problems.append(problem)

@@ -4,10 +4,12 @@ each decision log's records.
 An entry is a published version, so a revision appears as an entry of its own
 and a draft never appears at all; or a notice of a public document's change
 of standing (withdrawn, with its reason; reinstated; superseded), whatever
-the document's age. Its id is the version page's absolute address (for a
-notice, the document page's with the notice's own fragment), unique to the
-entry and never changed (neither is ever edited), as RFC 4287 asks; its
-summary is plain text, typed as such.
+the document's age. Its id is the version page's absolute address under the
+canonical origin (``SITE_URL``) (for a notice, the document page's with the
+notice's own fragment), unique to the entry and never changed whatever Host a
+reader's request carried (neither is ever edited), as RFC 4287 asks; its link
+is the document's page, where a reader reads the document as it now stands;
+its summary is plain text, typed as such.
 """
 
 from datetime import UTC, datetime
@@ -18,6 +20,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from catalogue.addresses import absolute_url
 from catalogue.models import (
     PUBLIC_STATUSES,
     DecisionRecord,
@@ -117,7 +120,7 @@ class DocumentVersionFeed(Feed):
     )
 
     def link(self):
-        return reverse("catalogue:index")
+        return absolute_url(reverse("catalogue:index"))
 
     def versions(self):
         return (
@@ -155,21 +158,25 @@ class DocumentVersionFeed(Feed):
         return retraction(document) + succession(document) + entry.summary_with_citation
 
     def item_link(self, entry):
-        document = entry.document
+        return absolute_url(entry.document.get_absolute_url())
+
+    def item_guid(self, entry):
         if isinstance(entry, DocumentNotice):
-            return f"{document.get_absolute_url()}#notice-{entry.pk}"
-        return reverse(
-            "catalogue:document-version",
-            kwargs={"identifier": document.identifier, "number": entry.number},
+            return f"{self.item_link(entry)}#notice-{entry.pk}"
+        return absolute_url(
+            reverse(
+                "catalogue:document-version",
+                kwargs={
+                    "identifier": entry.document.identifier,
+                    "number": entry.number,
+                },
+            )
         )
 
     def get_feed(self, obj, request):
         feed = super().get_feed(obj, request)
         # The feed's own address identifies it, as the pages' do their entries.
-        feed.feed["id"] = feed.feed["feed_url"]
-        for item in feed.items:
-            # The link is the version page's absolute address by now.
-            item["unique_id"] = item["link"]
+        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
         return feed
 
     def item_pubdate(self, entry):
@@ -205,7 +212,7 @@ class TopicFeed(DocumentVersionFeed):
         return f"New and revised documents filed under {topic.name}."
 
     def link(self, topic):
-        return topic.get_absolute_url()
+        return absolute_url(topic.get_absolute_url())
 
     def items(self, topic):
         return newest_entries(self.newest_versions(topic), newest_notices(topic))
@@ -228,7 +235,7 @@ class DecisionLogFeed(Feed):
         return f"The decision records of {log.name}, as they are published."
 
     def link(self, log):
-        return log.get_absolute_url()
+        return absolute_url(log.get_absolute_url())
 
     def items(self, log):
         return (
@@ -239,9 +246,7 @@ class DecisionLogFeed(Feed):
 
     def get_feed(self, obj, request):
         feed = super().get_feed(obj, request)
-        feed.feed["id"] = feed.feed["feed_url"]
-        for item in feed.items:
-            item["unique_id"] = item["link"]
+        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
         return feed
 
     def item_title(self, decision):
@@ -252,7 +257,10 @@ class DecisionLogFeed(Feed):
         return f"{status}. {decision.body}"
 
     def item_link(self, decision):
-        return decision.get_absolute_url()
+        return absolute_url(decision.get_absolute_url())
+
+    def item_guid(self, decision):
+        return self.item_link(decision)
 
     def item_pubdate(self, decision):
         return decision.published_at

@@ -6,7 +6,8 @@ values, with the URL reversed once and the status labels translated once,
 rather than by a loop in the template.
 
 The four cells are the record's own (identifier, title, summary, status);
-registry and tag pages, which mix topics, add the topic after the title.
+registry and tag pages, which mix topics, add the topic after the title. The
+title cell carries the row's citation as COinS, for reference managers.
 """
 
 from html import escape
@@ -18,6 +19,7 @@ from catalogue.citations import Citation, join_summary
 from catalogue.identifiers import Identifier, identifier_path
 from catalogue.models import CitedText, Document
 from public.links import link_names
+from public.structured import coins
 
 
 class TableRow:
@@ -33,6 +35,7 @@ class TableRow:
         *CitedText.CONTENT_FIELDS,
     ]
     __slots__ = [
+        "citation",
         "identifier",
         "label",
         "status",
@@ -51,7 +54,8 @@ class TableRow:
         self.topic_name = topic_name
         self.topic_slug = topic_slug
         self.title = title
-        self.summary_with_citation = join_summary(Citation(*citation), summary)
+        self.citation = Citation(*citation)
+        self.summary_with_citation = join_summary(self.citation, summary)
 
 
 def row_values(documents):
@@ -78,7 +82,8 @@ def document_rows(rows, targets, *, topic_column=False):
         html.append(
             (f'<tr class="status-{row.status}">\n' if not usual else "<tr>\n")
             + f'      <td class="label"><a href="{url}">{escape(row.label)}</a></td>\n'
-            f'      <td class="title"><a href="{url}">{escape(row.title)}</a></td>\n'
+            f'      <td class="title"><a href="{url}">{escape(row.title)}</a>'
+            f"{coins(row)}</td>\n"
             + (topic_cell(row) if topic_cell else "")
             + f'      <td class="summary">'
             f"{link_names(row.summary_with_citation, targets)}</td>\n"

@@ -5,12 +5,17 @@ address: the sitemaps.org schema requires at least one ``<url>`` in a
 ``<urlset>``.
 """
 
+from urllib.parse import urlsplit
+
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemap_views
 from django.core.paginator import Paginator
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
+from django.utils.http import http_date
 
+from catalogue.addresses import absolute_url, site_origin
 from catalogue.models import DecisionRecord, Document, Registry, Topic
 
 
@@ -19,6 +24,13 @@ class SectionSitemap(Sitemap):
     def paginator(self):
         # Without an empty first page, an empty section is a 404.
         return Paginator(self._items(), self.limit, allow_empty_first_page=False)
+
+    # Every <loc> is under the canonical origin, whatever the request's Host.
+    def get_protocol(self, protocol=None):
+        return urlsplit(site_origin()).scheme
+
+    def get_domain(self, site=None):
+        return urlsplit(site_origin()).netloc
 
 
 class PageSitemap(SectionSitemap):
@@ -81,15 +93,35 @@ SITEMAPS = {
 }
 
 
+def index_entries(sitemaps):
+    """Each page of each section, by its absolute address, with its last change."""
+    for name, section in sitemaps.items():
+        location = absolute_url(
+            reverse("catalogue:sitemap-section", kwargs={"section": name})
+        )
+        lastmod = section.get_latest_lastmod()
+        for page in section.paginator.page_range:
+            address = location if page == 1 else f"{location}?p={page}"
+            yield sitemap_views.SitemapIndexItem(address, lastmod)
+
+
+@sitemap_views.x_robots_tag
 def index(request, **kwargs):
-    """The sitemap index, listing the sections that have pages."""
+    """The sitemap index, listing the sections that have pages, under the
+    canonical origin (Django's own index builds them from the request)."""
     sections = {name: section() for name, section in SITEMAPS.items()}
     sitemaps = {
         name: section for name, section in sections.items() if section.paginator.count
     }
-    return sitemap_views.index(
+    entries = list(index_entries(sitemaps))
+    lastmods = {entry.last_mod for entry in entries}
+    headers = None
+    if entries and None not in lastmods:
+        headers = {"Last-Modified": http_date(max(lastmods).timestamp())}
+    return TemplateResponse(
         request,
-        sitemaps,
-        sitemap_url_name="catalogue:sitemap-section",
-        **kwargs,
+        "sitemap_index.xml",
+        {"sitemaps": entries},
+        content_type="application/xml",
+        headers=headers,
     )

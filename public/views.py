@@ -12,6 +12,7 @@ from django.utils.functional import cached_property
 from django.utils.http import quote_etag
 from django.views.generic import DetailView, ListView, TemplateView
 
+from catalogue.addresses import absolute_url
 from catalogue.filters import DocumentFilter
 from catalogue.models import (
     OWN_LOG,
@@ -600,7 +601,7 @@ def search_citation(request, fmt):
 def robots_txt(request):
     """Crawlers may read every public page, and find them in the sitemap;
     the admin, staff exports and endless search pages are left alone."""
-    sitemap = request.build_absolute_uri(reverse("catalogue:sitemap"))
+    sitemap = absolute_url(reverse("catalogue:sitemap"))
     lines = [
         "User-agent: *",
         "Disallow: /admin/",

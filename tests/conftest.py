@@ -168,8 +168,10 @@ def serving_settings(tmp_path_factory):
     their own process's memory whatever REDIS_URL says (so a run never touches
     a shared Redis), cache public pages as production does, run background
     jobs at once on a queue of their own, and keep backups in a folder of
-    their own."""
+    their own. The canonical origin is the test client's own host, so the
+    absolute addresses pages write are those the tests request."""
     with override_settings(
+        SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
         JOBS_IN_PROCESS=False,
         PAGE_CACHE_DRAIN_IN_PROCESS=False,

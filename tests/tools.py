@@ -90,4 +90,6 @@ REQUIREMENTS = {
     "varnish": require_varnishd,
     "java": lambda: require_tool("java", "apt-get install default-jre-headless"),
     "biber": lambda: require_tool("biber", "apt-get install biber"),
+    "pandoc": lambda: require_tool("pandoc", "apt-get install pandoc"),
+    "bibutils": lambda: require_tool("bib2xml", "apt-get install bibutils"),
 }

@@ -32,6 +32,7 @@ from catalogue.models.reference import BrokenReference, Reference
 from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
 from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
+from catalogue.models.venue import Venue
 from catalogue.models.version import DocumentVersion
 
 __all__ = [
@@ -64,5 +65,6 @@ __all__ = [
     "RevisionStatus",
     "Topic",
     "TopicFlavour",
+    "Venue",
     "content_digest",
 ]

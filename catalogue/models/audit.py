@@ -18,10 +18,12 @@ from catalogue.models.document import Document
 from catalogue.models.registry import Registry
 from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
+from catalogue.models.venue import Venue
 from catalogue.models.version import DocumentVersion
 
 auditlog.register(Registry, exclude_fields=["last_number"])
 auditlog.register(Topic)
+auditlog.register(Venue)
 auditlog.register(Document, m2m_fields={"tags"}, exclude_fields=["updated_at"])
 auditlog.register(Revision, exclude_fields=["updated_at"])
 auditlog.register(DocumentVersion)

@@ -1,5 +1,6 @@
 """The admin of what documents are filed under and the index is built on:
-registries, topics, tags and the preface.
+registries, topics, tags and the preface; and the known venues citations
+are read by.
 
 They are saved and deleted through their actions (``actions.filing``), which
 expire every cached page, never by a bare ``save()``.
@@ -16,7 +17,7 @@ from taggit import admin as taggit_admin
 from taggit.models import Tag, TaggedItem
 
 from actions import filing
-from catalogue.models import Document, Preface, Registry, Topic
+from catalogue.models import Document, Preface, Registry, Topic, Venue
 from editorial.admin import exports
 from editorial.admin.csv_import import TopicImportMixin
 from editorial.admin.forms import TagMergeForm
@@ -66,6 +67,16 @@ class PrefaceAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdm
     def has_add_permission(self, request):
         # The preface is one row: it is added once, then changed.
         return super().has_add_permission(request) and not Preface.objects.exists()
+
+
+@admin.register(Venue)
+class VenueAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin):
+    """The known venues: a citation naming one (``OSDI ‘20``) is read at
+    import into the document's venue and type."""
+
+    list_display = ["name", "full_name", "kind", "doi_prefix"]
+    list_filter = ["kind"]
+    search_fields = ["name", "full_name", "doi_prefix"]
 
 
 # taggit's own admin merges tags by deleting every link of a document that

@@ -4,8 +4,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from catalogue.addresses import absolute_url
+from catalogue.citations import identifier_display as identifier_as_written
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
+from public import structured
 from public.links import link_names
 
 register = template.Library()
@@ -50,12 +53,10 @@ def decision_status(decision):
     )
 
 
-@register.simple_tag(takes_context=True)
-def absolute_static(context, path):
+@register.simple_tag
+def absolute_static(path):
     """The absolute address of a static file, as OpenGraph asks."""
-    request = context.get("request")
-    url = static(path)
-    return request.build_absolute_uri(url) if request else url
+    return absolute_url(static(path))
 
 
 @register.filter
@@ -84,3 +85,53 @@ def cite_links(label, url_name, *args, query_string=""):
             for fmt, name in CITATION_FORMATS
         ],
     }
+
+
+class CaptureNode(template.Node):
+    def __init__(self, nodelist, name):
+        self.nodelist = nodelist
+        self.name = name
+
+    def render(self, context):
+        # What the nodes rendered is escaped already: it is printed as it is.
+        context[self.name] = mark_safe(self.nodelist.render(context).strip())
+        return ""
+
+
+@register.tag
+def capture(parser, token):
+    """``{% capture as name %}…{% endcapture %}``: what the enclosed template
+    renders (blocks a child page fills included), kept in ``name`` so that a
+    page's description is written once and printed in each tag that says it."""
+    words = token.split_contents()
+    if len(words) != 3 or words[1] != "as":
+        raise template.TemplateSyntaxError("capture reads {% capture as name %}")
+    name = words[2]
+    nodelist = parser.parse(("endcapture",))
+    parser.delete_first_token()
+    return CaptureNode(nodelist, name)
+
+
+@register.simple_tag(takes_context=True)
+def structured_data(context, name):
+    """The page's schema.org JSON-LD, chosen by what the page shows."""
+    page_url = context.get("canonical_url", "")
+    request = context.get("request")
+    document, topic = context.get("document"), context.get("topic")
+    if document is not None and context.get("version") is not None:
+        data = structured.version_graph(document, context["version"], page_url)
+    elif document is not None:
+        data = structured.document_graph(document, page_url)
+    elif topic is not None and context.get("documents") is not None:
+        data = structured.topic_graph(topic, context["documents"], page_url)
+    elif request and request.path == reverse("catalogue:index"):
+        data = structured.index_graph(page_url)
+    else:
+        data = structured.page_graph(name, request.path if request else "/")
+    return structured.json_ld(data)
+
+
+@register.filter
+def identifier_display(identifier):
+    """An identifier as its community writes it: ``arXiv:1604.06174``."""
+    return identifier_as_written(identifier)

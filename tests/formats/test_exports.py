@@ -107,6 +107,11 @@ def test_document_row_holds_every_column(staff_client):
         "created": "2020-01-02T03:04:05.000006Z",
         "last_changed": "2021-06-07T08:09:10.000000Z",
         "public_url": "http://testserver/LIT-004/",
+        "author_list": "",
+        "venue": "",
+        "publication_type": "",
+        "publication_date": "",
+        "doi": "",
     }
     assert [row["identifier"] for row in rows] == ["LIT-004", "LIT-1234"]
 

@@ -570,3 +570,108 @@ def test_refused_rows_are_listed_in_full_with_their_identifier(admin_client):
     assert "Row 2 (LIT-007): column year:" in refusals
     assert "'20x6' is not a whole number." in refusals
     assert soup.select_one("input[name=confirm]") is None
+
+
+# The bibliographic columns: the author list in one cell, venue, type, date, DOI.
+
+BIBLIOGRAPHIC_AUTHORS = [
+    {"family": "Kaiser", "given": "Łukasz"},
+    {"family": "Del Balso"},
+    {"literal": "Wan Team, Alibaba; and friends"},
+    {"family": "=cmd", "given": "Ann"},
+]
+
+
+def test_the_bibliographic_columns_round_trip_through_a_spreadsheet(admin_client):
+    DocumentFactory(
+        number=4,
+        author_list=BIBLIOGRAPHIC_AUTHORS,
+        venue="OSDI ‘20",
+        publication_type="conference_paper",
+        publication_date="2020-11-04",
+        doi="10.5555/osdi.2020.byteps",
+        published=True,
+    )
+    exported = export_documents(admin_client)
+    (cells,) = list(csv.DictReader(io.StringIO(exported.decode())))
+
+    assert (
+        cells["author_list"],
+        cells["venue"],
+        cells["publication_type"],
+        cells["publication_date"],
+        cells["doi"],
+    ) == (
+        "Kaiser, Łukasz; Del Balso; {Wan Team, Alibaba; and friends}; =cmd, Ann",
+        "OSDI ‘20",
+        "conference_paper",
+        "2020-11-04",
+        "10.5555/osdi.2020.byteps",
+    )
+    # A spreadsheet user edits the cells: an author added, the venue changed.
+    cells.update(
+        author_list=f"{cells['author_list']}; Müller, Jörg",
+        venue="OSDI 2020",
+        version="2",
+        summary="Changed with its bibliography.",
+    )
+    response = preview(admin_client, csv_text([cells]))
+    assert problems(response) == {}
+    confirm(admin_client, response)
+
+    document = Document.objects.get(number=4)
+    assert document.author_list == [
+        *BIBLIOGRAPHIC_AUTHORS,
+        {"family": "Müller", "given": "Jörg"},
+    ]
+    assert (document.venue, document.publication_date, document.doi) == (
+        "OSDI 2020",
+        "2020-11-04",
+        "10.5555/osdi.2020.byteps",
+    )
+    (again,) = list(
+        csv.DictReader(io.StringIO(export_documents(admin_client).decode()))
+    )
+    assert again["author_list"] == f"{cells['author_list']}"
+
+
+def test_a_bad_author_list_cell_is_named_by_row_and_column(admin_client):
+    content = csv_text(
+        [row(author_list="Chen, Tianqi; Xu, Bing, Jr; {Unclosed", venue="OSDI")]
+    )
+
+    response = preview(admin_client, content)
+
+    found = problems(response)
+    assert list(found) == [1]
+    assert "author 2 (‘Xu, Bing, Jr’)" in " ".join(found[1]["author_list"])
+    assert Document.objects.count() == 0
+
+
+def test_a_file_without_the_bibliographic_columns_leaves_them_as_they_are(
+    admin_client,
+):
+    DocumentFactory(
+        number=4,
+        author_list=BIBLIOGRAPHIC_AUTHORS,
+        venue="OSDI ‘20",
+        published=True,
+    )
+    old_columns = exports.DOCUMENT_COLUMNS[
+        : exports.DOCUMENT_COLUMNS.index("public_url") + 1
+    ]
+    (cells,) = list(
+        csv.DictReader(io.StringIO(export_documents(admin_client).decode()))
+    )
+    buffer = io.StringIO()
+    writer = csv.DictWriter(
+        buffer, fieldnames=old_columns, lineterminator="\n", extrasaction="ignore"
+    )
+    writer.writeheader()
+    writer.writerow({**cells, "title": "A retitled paper", "version": "2"})
+
+    confirm(admin_client, preview(admin_client, buffer.getvalue().encode()))
+
+    document = Document.objects.get(number=4)
+    assert document.title == "A retitled paper"
+    assert (document.author_list, document.venue) == (BIBLIOGRAPHIC_AUTHORS, "OSDI ‘20")

@@ -41,6 +41,7 @@ from catalogue.models import (
     Preface,
     Registry,
     Topic,
+    Venue,
 )
 from editorial.admin.csv_import import IMPORT_JOB
 from editorial.admin.folder_import import FOLDER_JOB
@@ -522,6 +523,17 @@ ROWS = {
             lambda w: w.document.get_absolute_url(),
         )
     ),
+    # The venue table is read by imports, and shows on no page.
+    "admin: change a venue": Row(
+        filing_change(
+            "catalogue_venue",
+            lambda w: Venue.objects.get(name="OSDI"),
+            "full_name",
+            "Operating Systems Design and Implementation",
+            lambda w: reverse("catalogue:index"),
+        ),
+        page=False,
+    ),
     "admin: merge tags": Row(tag_merge, setup=another_tag),
     "admin: delete a tag": Row(tag_delete),
     "admin: publish a decision record": Row(decision_publish),
@@ -632,7 +644,7 @@ def test_every_entry_point_keeps_every_promise(
 # (the same action, through the same path); ``READS`` for those that change
 # nothing of the record.
 READS = "changes nothing of the record"
-MODELS = ["document", "decisionrecord", "registry", "topic", "preface"]
+MODELS = ["document", "decisionrecord", "registry", "topic", "preface", "venue"]
 ENTRY_POINTS = {
     # Admin pages that take a POST.
     "catalogue_document_add": "admin: add a document",
@@ -658,6 +670,9 @@ ENTRY_POINTS = {
     "catalogue_preface_add": "admin: change the preface",
     "catalogue_preface_change": "admin: change the preface",
     "catalogue_preface_delete": "admin: delete a tag",
+    "catalogue_venue_add": "admin: change a venue",
+    "catalogue_venue_change": "admin: change a venue",
+    "catalogue_venue_delete": "admin: delete a tag",
     "taggit_tag_add": "admin: change a tag",
     "taggit_tag_change": "admin: change a tag",
     "taggit_tag_delete": "admin: delete a tag",
@@ -697,6 +712,7 @@ ENTRY_POINTS = {
     "action:registry:delete_selected": "admin: delete a tag",
     "action:topic:delete_selected": "admin: delete a tag",
     "action:preface:delete_selected": "admin: delete a tag",
+    "action:venue:delete_selected": "admin: delete a tag",
     "action:tag:delete_selected": "admin: delete a tag",
     "action:tag:merge_tags_action": "admin: merge tags",
     **dict.fromkeys(

@@ -83,6 +83,12 @@ admin:catalogue_preface_change                403 200 200 200
 admin:catalogue_preface_history               403 200 200 200
 admin:catalogue_preface_auditlog              403 200 200 200
 admin:catalogue_preface_delete                403 403 403 200
+admin:catalogue_venue_changelist              403 403 403 200
+admin:catalogue_venue_add                     403 403 403 200
+admin:catalogue_venue_change                  403 403 403 200
+admin:catalogue_venue_history                 403 403 403 200
+admin:catalogue_venue_auditlog                403 403 403 200
+admin:catalogue_venue_delete                  403 403 403 200
 admin:catalogue_brokenreference_changelist    403 200 200 200
 admin:catalogue_brokenreference_add           403 403 403 403
 admin:catalogue_brokenreference_change        403 200 200 200

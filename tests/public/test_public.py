@@ -147,11 +147,12 @@ def test_document_page_meta_tags_give_the_full_list_venue_and_date(client):
     def meta(name):
         return [tag["content"] for tag in soup.find_all("meta", attrs={"name": name})]
 
-    # An organisation's comma would be read as "Family, Given": it is left out.
+    # Zotero splits at the first comma: an organisation's own are left out,
+    # and its trailing comma keeps it whole, as a family name.
     assert meta("citation_author") == [
         "Jiang, Yimin",
         "Zhu, Yibo",
-        "ByteDance Inc. AI Lab",
+        "ByteDance Inc. AI Lab,",
     ]
     assert meta("citation_conference_title") == ["OSDI ‘20"]
     assert meta("citation_publication_date") == ["2020/11/04"]
@@ -190,12 +191,12 @@ def test_document_page_carries_citation_metadata(client):
     assert meta(soup, "citation_title") == [
         "Coordination of groups of mobile autonomous agents"
     ]
-    assert meta(soup, "citation_author") == ["Jadbabaie", "Lin", "Morse"]
+    assert meta(soup, "citation_author") == ["Jadbabaie,", "Lin,", "Morse,"]
     assert meta(soup, "citation_publication_date") == ["2003"]
     assert meta(soup, "citation_doi") == ["10.1109/TAC.2003.812781"]
     assert meta(arxiv, "citation_arxiv_id") == ["1604.06174"]
-    # "Chen et al." is not the whole list: no citation_author says it is.
-    assert meta(arxiv, "citation_author") == []
+    # "Chen et al." names its first author, and invents none after.
+    assert meta(arxiv, "citation_author") == ["Chen,"]
     og = {
         tag["property"]: tag["content"] for tag in soup.find_all("meta", property=True)
     }

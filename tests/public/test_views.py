@@ -67,8 +67,9 @@ def test_document_page_shows_citation_summary_status_and_topic(client):
 
     assert soup.select_one(".label").get_text() == "LIT-004 v4"
     assert soup.h1.get_text() == "Training Deep Nets with Sublinear Memory Cost"
+    # The identifier as arXiv writes it, linking to arXiv's page.
     assert soup.select_one(".citation").get_text() == (
-        "Chen et al. (2016), ARXIV-1604.06174."
+        "Chen et al. (2016), arXiv:1604.06174."
     )
     assert soup.select_one(".citation a")["href"] == "https://arxiv.org/abs/1604.06174"
     assert soup.select_one(".summary").get_text() == "Gradient checkpointing."

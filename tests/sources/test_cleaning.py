@@ -121,7 +121,7 @@ def test_a_document_citing_an_old_style_arxiv_id_links_to_its_abstract_and_pdf(
 
     assert (
         'Santos and Mensah (2001), <a href="https://arxiv.org/abs/cs/0112017">'
-        "ARXIV-cs/0112017</a>." in page
+        "arXiv:cs/0112017</a>." in page
     )
     assert '<a class="button" href="https://arxiv.org/pdf/cs/0112017">PDF</a>' in page
     assert "eprint = {cs/0112017}" in page

@@ -1,0 +1,47 @@
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from catalogue.models.choices import PublicationType
+from catalogue.models.fields import NulRefused, one_of
+
+
+class Venue(NulRefused, models.Model):
+    """A journal or conference citations name, and what kind of publication
+    a work it published is: read from a citation at import (``OSDI ‘20``, a
+    DOI under ``10.1109/TAC.``) into the document's venue and type."""
+
+    name = models.CharField(
+        max_length=100,
+        unique=True,
+        help_text=_(
+            "As citations abbreviate it, before the year: ‘OSDI’ for ‘OSDI ‘20’."
+        ),
+    )
+    full_name = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_(
+            "The venue's whole name, ‘IEEE Transactions on Automatic Control’."
+        ),
+    )
+    kind = models.CharField(
+        max_length=20,
+        choices=PublicationType,
+        help_text=_("What a work the venue published is."),
+    )
+    doi_prefix = models.CharField(
+        max_length=100,
+        blank=True,
+        verbose_name=_("DOI prefix"),
+        help_text=_(
+            "The start every DOI of the venue's works shares, when it has one: "
+            "‘10.1109/TAC.’."
+        ),
+    )
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [one_of("kind", PublicationType, "venue_kind_valid")]
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,38 @@
+"""A citation's venue and publication type, read from what it already says.
+
+A citation that names a known venue with its year (``OSDI ‘20``, ``FAST ‘21``,
+``(SoCC ‘25)``, ``— CoCoNet (ASPLOS 2022)``) was published there, and is of
+the venue's kind; one whose DOI falls under a known venue's DOI prefix
+(``10.1109/TAC.``) was published in that venue; one with only an arXiv
+identifier is a preprint. Anything else is left unknown, for an editor or
+``enrich_metadata`` to fill.
+"""
+
+import re
+
+from catalogue.citations import identifier_value
+from catalogue.models import PublicationType
+
+# A venue's year as citations write it: ‘20, '20, ’20 or 2020.
+YEAR = r"\s*(?:[‘’']\d{2}|\d{4})"
+
+
+def venue_mention(name):
+    """The pattern of ``name`` followed by its year, as a whole word."""
+    return re.compile(rf"(?<![\w-]){re.escape(name)}{YEAR}(?![\w-])")
+
+
+def read_venue(identifier, note, venues):
+    """``(venue, publication type)`` of a citation with ``identifier`` and
+    ``note``, by ``venues`` (known ``Venue`` rows); ``("", "")`` when the
+    citation does not say."""
+    for venue in sorted(venues, key=lambda venue: -len(venue.name)):
+        if match := venue_mention(venue.name).search(note):
+            return match[0].strip(), venue.kind
+    doi = identifier_value(identifier, "DOI:").lower()
+    for venue in venues:
+        if doi and venue.doi_prefix and doi.startswith(venue.doi_prefix.lower()):
+            return venue.full_name or venue.name, venue.kind
+    if identifier_value(identifier, "ARXIV-"):
+        return "", PublicationType.PREPRINT
+    return "", PublicationType.UNKNOWN

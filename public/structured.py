@@ -1,0 +1,259 @@
+"""What a page says about itself to machines: schema.org JSON-LD and COinS.
+
+Every page names its place in the site (a ``BreadcrumbList``). A document's
+page describes the cited work as a ``ScholarlyArticle`` (its authors as far
+as the record knows them, its date, its identifiers as ``PropertyValue``s,
+its venue, ``sameAs`` its arXiv or DOI address) and the page itself as the
+record's ``WebPage`` about it, whose ``description`` is the editor's summary:
+the summary is the anthology's reading, never the work's abstract. A topic's
+page is a ``CollectionPage`` whose main entity is the ``ItemList`` of its
+documents; the full index describes the record as a ``Dataset``. Every
+address is under the canonical origin (``SITE_URL``).
+
+COinS (a ``<span class="Z3988">`` per row of a list) carry each document's
+citation as an OpenURL, which Zotero and other reference managers read from
+list pages.
+"""
+
+import json
+from html import escape
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+
+from catalogue.addresses import absolute_url
+from catalogue.citations import author_names, doi_url, identifier_value
+from catalogue.models import PublicationType
+
+SCHEMA = "https://schema.org"
+SITE_NAME = "Anthology"
+# JSON inside <script> must not close the element or open a comment.
+SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def json_ld(data):
+    """``data`` as a ``<script type="application/ld+json">`` element."""
+    text = json.dumps({"@context": SCHEMA, **data}, ensure_ascii=False)
+    return mark_safe(
+        f'<script type="application/ld+json">{text.translate(SCRIPT_ESCAPES)}</script>'
+    )
+
+
+def breadcrumbs(trail):
+    """A ``BreadcrumbList`` of ``trail``, (name, path) pairs from the index."""
+    return {
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {
+                "@type": "ListItem",
+                "position": position,
+                "name": name,
+                "item": absolute_url(path),
+            }
+            for position, (name, path) in enumerate(trail, start=1)
+        ],
+    }
+
+
+def index_trail(*steps):
+    return [("Full index", reverse("catalogue:index")), *steps]
+
+
+def document_trail(document):
+    topic = document.topic
+    steps = [(topic.name, topic.get_absolute_url())] if topic else []
+    return index_trail(*steps, (document.identifier, document.get_absolute_url()))
+
+
+def person(author):
+    """A CSL name as a schema.org ``Person`` or ``Organization``."""
+    if "literal" in author:
+        return {"@type": "Organization", "name": author["literal"]}
+    given = author.get("given", "")
+    names = {"familyName": author["family"]}
+    if given:
+        names["givenName"] = given
+    return {"@type": "Person", "name": f"{given} {author['family']}".strip(), **names}
+
+
+def identifiers(document):
+    """The work's identifiers as ``PropertyValue``s, and their addresses."""
+    values = []
+    if document.arxiv_id:
+        values.append(("arXiv", document.arxiv_id, document.source_url))
+    if document.work_doi:
+        values.append(("DOI", document.work_doi, doi_url(document.work_doi)))
+    return [
+        {"@type": "PropertyValue", "propertyID": scheme, "value": value, "url": url}
+        for scheme, value, url in values
+    ]
+
+
+VENUE_TYPES = {
+    PublicationType.JOURNAL_ARTICLE: "Periodical",
+    PublicationType.CONFERENCE_PAPER: "Book",
+}
+
+
+def scholarly_article(document, page_url):
+    """The cited work, as far as the record knows it."""
+    authors, _ = document.known_authors
+    ids = identifiers(document)
+    work = {
+        "@type": "ScholarlyArticle",
+        "@id": f"{page_url}#work",
+        "name": document.title,
+        "headline": document.title[:110],
+        "author": [person(author) for author in authors],
+        "datePublished": document.publication_date or str(document.year),
+    }
+    if ids:
+        work["identifier"] = ids
+        work["sameAs"] = [value["url"] for value in ids]
+    if document.venue:
+        work["isPartOf"] = {
+            "@type": VENUE_TYPES.get(document.publication_type, "CreativeWork"),
+            "name": document.venue,
+        }
+    return work
+
+
+def document_graph(document, page_url):
+    """A document page: the record's page about the work, and the work."""
+    page = {
+        "@type": "WebPage",
+        "@id": page_url,
+        "url": page_url,
+        "name": f"{document.identifier}: {document.title}",
+        "description": document.summary,
+        "about": {"@id": f"{page_url}#work"},
+        "isPartOf": site(),
+        "breadcrumb": breadcrumbs(document_trail(document)),
+    }
+    return {"@graph": [page, scholarly_article(document, page_url)]}
+
+
+def version_graph(document, version, page_url):
+    trail = document_trail(document)
+    trail.append((f"v{version.number}", page_url))
+    return {
+        "@type": "WebPage",
+        "@id": page_url,
+        "url": page_url,
+        "name": f"{document.identifier} v{version.number}: {version.title}",
+        "isPartOf": site(),
+        "breadcrumb": breadcrumbs(trail),
+    }
+
+
+def topic_graph(topic, rows, page_url):
+    """A topic page: a collection whose main entity lists its documents."""
+    items = [
+        {
+            "@type": "ListItem",
+            "position": position,
+            "name": f"{row.identifier}: {row.title}",
+            "url": absolute_url(
+                reverse(
+                    "catalogue:document-detail",
+                    kwargs={"identifier": row.identifier},
+                )
+            ),
+        }
+        for position, row in enumerate(rows, start=1)
+    ]
+    return {
+        "@type": "CollectionPage",
+        "@id": page_url,
+        "url": page_url,
+        "name": topic.name,
+        "description": topic.scope,
+        "isPartOf": site(),
+        "breadcrumb": breadcrumbs(index_trail((topic.name, topic.get_absolute_url()))),
+        "mainEntity": {
+            "@type": "ItemList",
+            "numberOfItems": len(items),
+            "itemListElement": items,
+        },
+    }
+
+
+def site():
+    return {
+        "@type": "WebSite",
+        "@id": absolute_url(reverse("catalogue:index")),
+        "name": SITE_NAME,
+    }
+
+
+def index_graph(page_url):
+    """The full index: the record, described as a data set."""
+    return {
+        "@graph": [
+            {
+                "@type": "Dataset",
+                "@id": f"{page_url}#record",
+                "name": "Anthology: a curated record of machine-learning research",
+                "description": (
+                    "Editors' summaries of machine-learning papers and reports, "
+                    "each opening with its citation, filed by topic and revised "
+                    "in published versions."
+                ),
+                "url": page_url,
+                "isAccessibleForFree": True,
+                "distribution": [
+                    {
+                        "@type": "DataDownload",
+                        "encodingFormat": "application/atom+xml",
+                        "contentUrl": absolute_url(reverse("catalogue:feed")),
+                    }
+                ],
+            },
+            {**site(), "url": page_url},
+            {
+                "@type": "WebPage",
+                "@id": f"{page_url}#page",
+                "url": page_url,
+                "name": "Full index",
+                "about": {"@id": f"{page_url}#record"},
+                "breadcrumb": breadcrumbs(index_trail()),
+            },
+        ]
+    }
+
+
+def page_graph(name, path):
+    """Any other page: its place in the site."""
+    page_url = absolute_url(path)
+    trail = index_trail() if path == reverse("catalogue:index") else None
+    return {
+        "@type": "WebPage",
+        "@id": page_url,
+        "url": page_url,
+        "name": name,
+        "isPartOf": site(),
+        "breadcrumb": breadcrumbs(trail or index_trail((name, path))),
+    }
+
+
+# COinS: the citation as an OpenURL ContextObject (Z39.88-2004) in a span.
+
+
+def coins(row):
+    """A ``<span class="Z3988">`` holding a table row's citation."""
+    citation = row.citation
+    names, _ = author_names(citation.authors)
+    fields = [
+        ("ctx_ver", "Z39.88-2004"),
+        ("rft_val_fmt", "info:ofi/fmt:kev:mtx:journal"),
+        ("rft.genre", "article"),
+        ("rft.atitle", row.title),
+        ("rft.aulast", names[0]),
+        ("rft.date", str(citation.year)),
+    ]
+    if arxiv := identifier_value(citation.identifier, "ARXIV-"):
+        fields.append(("rft_id", f"info:arxiv/{arxiv}"))
+    if doi := identifier_value(citation.identifier, "DOI:"):
+        fields.append(("rft_id", f"info:doi/{doi}"))
+    return f'<span class="Z3988" title="{escape(urlencode(fields))}"></span>'
