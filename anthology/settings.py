@@ -16,6 +16,12 @@ PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
 BEHIND_PROXY  "1" when a proxy (Varnish, nginx) is in front: it says whether
               the request came over HTTPS and who the client is
 PROXY_COUNT   how many proxies are in front, with BEHIND_PROXY (default 1)
+TRUSTED_PROXIES  the addresses of the proxies in front (comma-separated
+              addresses or networks, default 127.0.0.1,::1): only a request
+              from one of them may say who the client is or that it came
+              over HTTPS
+REDIS_CONNECT_TIMEOUT, REDIS_SOCKET_TIMEOUT  seconds any Redis connection
+              waits to connect (0.25) and for an answer (0.5)
 LOG_LEVEL     the application's log level on stderr (default INFO)
 METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
 METADATA_CROSSREF_URL  Crossref's REST API
@@ -54,9 +60,12 @@ OUTBOX_RETRY_SECONDS  how long an expiry in the page cache's outbox is left
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -219,6 +228,11 @@ STORAGES = {
 # One cache shared by every instance; each process's own memory when
 # REDIS_URL is unset, which is only safe with a single process.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Every connection to Redis (the cache with its pages, generations and
+# uploads, the jobs' queue) gives up after these many seconds: a Redis that
+# accepts and never answers costs a request that long, not a worker.
+REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "0.25"))
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.5"))
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -228,7 +242,10 @@ if REDIS_URL:
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
             # A stopped Redis must cost a request milliseconds, not seconds:
             # pages are then rendered from the database.
-            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            },
         }
     }
 else:
@@ -396,11 +413,34 @@ METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3
 # Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
 # starts its worker beside the web processes.
 JOBS_QUEUE = os.environ.get("JOBS_QUEUE", "anthology")
+
+
+def redis_server(url):
+    """django-rq's settings for the Redis at ``url``, with the timeouts of
+    every Redis connection and one attempt, as the cache's: redis-py's client
+    otherwise tries a Redis that does not answer four times, with pauses
+    between (a URL alone would give django-rq no such options)."""
+    parts = urlsplit(url)
+    return {
+        "HOST": parts.hostname or "127.0.0.1",
+        "PORT": parts.port or 6379,
+        "DB": int(parts.path.strip("/") or 0),
+        "USERNAME": unquote(parts.username) if parts.username else None,
+        "PASSWORD": unquote(parts.password) if parts.password else None,
+        "SSL": parts.scheme == "rediss",
+        "REDIS_CLIENT_KWARGS": {
+            "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+            "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            "retry": Retry(NoBackoff(), 0),
+        },
+    }
+
+
 RQ_QUEUES = {
     JOBS_QUEUE: {
-        "URL": os.environ.get("JOBS_REDIS_URL")
-        or REDIS_URL
-        or "redis://127.0.0.1:6379/0",
+        **redis_server(
+            os.environ.get("JOBS_REDIS_URL") or REDIS_URL or "redis://127.0.0.1:6379/0"
+        ),
         "DEFAULT_TIMEOUT": 3600,
     }
 }

@@ -4,7 +4,7 @@ import uuid
 from pathlib import Path
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 
 
@@ -39,6 +39,12 @@ class Job(models.Model):
     )
     worker = models.CharField(
         max_length=200, blank=True, help_text="The host and process running it."
+    )
+    session = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The database session its work runs in (PostgreSQL's "
+        "backend process and when it began), while it runs.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -76,6 +82,21 @@ class Job(models.Model):
         """Whether the process running this job is alive on this host."""
         return self._runs_here() is True
 
+    def session_is_gone(self):
+        """Whether the database session its work ran in has ended, so its
+        transaction can no longer commit (False when this cannot be told:
+        not PostgreSQL, or no session was recorded)."""
+        if not self.session or connection.vendor != "postgresql":
+            return False
+        pid, _, began = self.session.partition(":")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT backend_start FROM pg_stat_activity WHERE pid = %s",
+                [int(pid)],
+            )
+            row = cursor.fetchone()
+        return row is None or row[0].isoformat() != began
+
     def _runs_here(self):
         """Whether the running job's process is alive, if it is this host's;
         None when this host cannot tell."""
@@ -102,3 +123,17 @@ def _alive(pid):
         return True
     # The state follows the command name, which is in parentheses.
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def database_session():
+    """This process's database session: PostgreSQL's backend process id and
+    when it began (a process id alone may be reused); "" elsewhere."""
+    if connection.vendor != "postgresql":
+        return ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity "
+            "WHERE pid = pg_backend_pid()"
+        )
+        pid, began = cursor.fetchone()
+    return f"{pid}:{began.isoformat()}"

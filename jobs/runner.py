@@ -9,7 +9,9 @@ reports progress with ``progress(done, total)``.
 
 A job's writes are the function's own, which makes each one transaction: a
 worker that dies midway leaves nothing written, and the job is marked failed
-once that is seen (``refresh``).
+once that is seen (``refresh``); until its end is seen, a job whose worker
+stopped answering is said to be so, never failed, since its work horse may
+still be writing.
 """
 
 import contextvars
@@ -25,7 +27,7 @@ from django.utils.module_loading import import_string
 from redis.exceptions import RedisError
 
 from jobs import queue
-from jobs.models import Job
+from jobs.models import Job, database_session
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +37,11 @@ GONE = (
     "The worker stopped before the job finished (it was killed or the machine "
     "went down); its work was one transaction, so nothing was written. Start "
     "it again."
+)
+STOPPED_ANSWERING = (
+    "The worker stopped answering; the job may still finish. Look here again "
+    "before starting it again: it is marked failed once its work is seen to "
+    "have ended."
 )
 LOST = (
     "The queue lost the job before a worker began it (its Redis was emptied or "
@@ -100,7 +107,8 @@ def run(job_id):
     job.state = Job.State.RUNNING
     job.started_at = timezone.now()
     job.worker = f"{socket.gethostname()}:{os.getpid()}"
-    job.save(update_fields=["state", "started_at", "worker"])
+    job.session = database_session()
+    job.save(update_fields=["state", "started_at", "worker", "session"])
     token = _current.set(job_id)
     try:
         summary, result = import_string(job.function)(**job.arguments)
@@ -134,44 +142,81 @@ def progress_of(job):
     return cache.get(_progress_key(job.pk))
 
 
+def progress_of_many(jobs):
+    """Each job's ``progress_of`` by its key, those that reported any, at one
+    round trip to the cache; none when the cache cannot be reached."""
+    keys = {_progress_key(job.pk): job.pk for job in jobs}
+    try:
+        found = cache.get_many(list(keys))
+    except (RedisError, OSError) as error:
+        logger.warning("The cache cannot say how jobs progress: %r", error)
+        return {}
+    return {keys[key]: done_total for key, done_total in found.items()}
+
+
 def result_of(job):
     """The finished job's result, or None once it has expired."""
     return cache.get(_result_key(job.pk))
 
 
 def refresh(job):
-    """``job`` as it is now, marked failed once it cannot finish: its worker
-    died on this host (its process is gone), or the queue gave it up, on
-    whatever host it ran (failed, stopped, or no longer held)."""
+    """``job`` as it is now (``refresh_all``)."""
     job.refresh_from_db()
-    if job.is_done:
-        return job
-    why = GONE if job.worker_is_gone() else _given_up(job)
-    if why:
-        # Unless it finished meanwhile: its own verdict stands.
-        Job.objects.unfinished().filter(pk=job.pk).update(
-            state=Job.State.FAILED, summary=why, finished_at=timezone.now()
-        )
-        job.refresh_from_db()
+    refresh_all([job])
     return job
 
 
-def _given_up(job):
-    """Why the queue will not finish ``job``, or ""."""
+def refresh_all(jobs):
+    """Each of ``jobs`` told as it is, in place, at one round trip to the
+    queue at most: marked failed once its work can no longer be running (its
+    process is seen dead on this host, or its database session is gone, or
+    the queue never began it), or said to have stopped answering while its
+    work may still finish (its worker's heartbeats stopped, or the queue
+    gave it up, and nothing shows its work ended)."""
+    unfinished = [job for job in jobs if not job.is_done]
+    if not unfinished:
+        return
     try:
-        status = queue.status(job.pk)
+        found = queue.statuses([job.pk for job in unfinished])
     except (RedisError, OSError) as error:
-        # The queue cannot say; the health check tells operators.
-        logger.warning("The queue cannot say how job %s is: %r", job.pk, error)
-        return ""
-    if status in queue.GIVEN_UP:
+        # The queue cannot say; the readiness page tells operators.
+        logger.warning("The queue cannot say how jobs are: %r", error)
+        found = None
+    for job in unfinished:
+        if found is None:
+            why = GONE if job.worker_is_gone() else ""
+        else:
+            why = _verdict(job, found[str(job.pk)])
+        if why == STOPPED_ANSWERING:
+            if job.summary != why:
+                Job.objects.unfinished().filter(pk=job.pk).update(summary=why)
+        elif why:
+            # Unless it finished meanwhile: its own verdict stands.
+            Job.objects.unfinished().filter(pk=job.pk).update(
+                state=Job.State.FAILED, summary=why, finished_at=timezone.now()
+            )
+        else:
+            continue
+        job.refresh_from_db()
+
+
+def _verdict(job, status):
+    """Why ``job`` failed, ``STOPPED_ANSWERING``, or "" while it runs as it
+    should; ``status`` is the queue's word on it."""
+    if job.worker_is_gone():
         return GONE
-    if status is not None:
-        return ""
+    given_up = status in queue.GIVEN_UP or status == queue.UNANSWERED
     if job.state == Job.State.RUNNING:
-        # Unless its process is seen at work here: the queue's Redis lost it.
-        return "" if job.worker_is_seen_running() else GONE
-    # A job is queued as the transaction that made its row commits.
-    if job.created_at < timezone.now() - LOST_AFTER:
+        if not given_up and status is not None:
+            return ""
+        if job.worker_is_seen_running():
+            # Its work horse outlived its worker: it may still finish.
+            return STOPPED_ANSWERING
+        return GONE if job.session_is_gone() else STOPPED_ANSWERING
+    # Queued: no work of its began, whatever the queue says.
+    if given_up:
+        return GONE
+    if status is None and job.created_at < timezone.now() - LOST_AFTER:
+        # A job is queued as the transaction that made its row commits.
         return LOST
     return ""
