@@ -46,6 +46,12 @@ class Job(models.Model):
         help_text="The database session its work runs in (PostgreSQL's "
         "backend process and when it began), while it runs.",
     )
+    lock = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Jobs of one lock run one at a time: the database refuses a "
+        "second unfinished one.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -62,6 +68,14 @@ class Job(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["state"], name="job_state")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lock"],
+                condition=models.Q(state__in=["queued", "running"])
+                & ~models.Q(lock=""),
+                name="one_unfinished_job_per_lock",
+            )
+        ]
 
     def __str__(self):
         return self.title
@@ -90,6 +104,9 @@ class Job(models.Model):
             return False
         pid, _, began = self.session.partition(":")
         with connection.cursor() as cursor:
+            # Inside a transaction the statistics are a snapshot taken at its
+            # first read: a session ended since would still be listed.
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
             cursor.execute(
                 "SELECT backend_start FROM pg_stat_activity WHERE pid = %s",
                 [int(pid)],

@@ -22,6 +22,7 @@ import socket
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from redis.exceptions import RedisError
@@ -58,6 +59,18 @@ class QueueUnavailable(Exception):
     """The queue could not take the job: nothing was started."""
 
 
+class AlreadyRunning(Exception):
+    """A job of the same lock is unfinished: nothing was started."""
+
+    def __init__(self, running):
+        self.running = running
+        super().__init__(
+            f"“{running.title}” is already {running.get_state_display().lower()} "
+            f"(started {running.created_at:%Y-%m-%d %H:%M} UTC): wait for it to "
+            "finish."
+        )
+
+
 def _progress_key(job_id):
     return f"job:{job_id}:progress"
 
@@ -66,18 +79,28 @@ def _result_key(job_id):
     return f"job:{job_id}:result"
 
 
-def enqueue(*, title, function, arguments, user=None, page="", id=None):
+def enqueue(*, title, function, arguments, user=None, page="", id=None, lock=""):
     """A new job, queued for a worker (or, with ``JOBS_IN_PROCESS``, run here
     and now); QueueUnavailable (the job kept as failed) when the queue cannot
-    be reached."""
-    job = Job.objects.create(
-        **({"id": id} if id else {}),
-        title=title,
-        function=function,
-        arguments=arguments,
-        created_by=user,
-        page=page,
-    )
+    be reached; AlreadyRunning when a job of the same ``lock`` is unfinished
+    (the database's constraint decides, so two requests at once cannot both
+    start one)."""
+    try:
+        with transaction.atomic():
+            job = Job.objects.create(
+                **({"id": id} if id else {}),
+                title=title,
+                function=function,
+                arguments=arguments,
+                created_by=user,
+                page=page,
+                lock=lock,
+            )
+    except IntegrityError:
+        running = Job.objects.unfinished().filter(lock=lock).first()
+        if not lock or running is None:
+            raise
+        raise AlreadyRunning(running) from None
     if settings.JOBS_IN_PROCESS:
         run(str(job.pk))
         job.refresh_from_db()
