@@ -20,6 +20,9 @@ TRUSTED_PROXIES  the addresses of the proxies in front (comma-separated
               addresses or networks, default 127.0.0.1,::1): only a request
               from one of them may say who the client is or that it came
               over HTTPS
+BODY_MAX_BYTES  the largest request body the site reads (default 1 MiB)
+ADMIN_BODY_MAX_BYTES  the same for /admin/, where imports upload (default
+              IMPORT_MAX_BYTES and 1 MiB for the form around the file)
 REDIS_CONNECT_TIMEOUT, REDIS_SOCKET_TIMEOUT  seconds any Redis connection
               waits to connect (0.25) and for an answer (0.5)
 LOG_LEVEL     the application's log level on stderr (default INFO)
@@ -119,6 +122,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Before anything reads a header a client may forge or a body: only the
+    # trusted proxies say who the client is; bodies are bounded.
+    "anthology.edge.TrustedProxyMiddleware",
+    "anthology.edge.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -337,6 +344,10 @@ if env_bool("HTTPS"):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 BEHIND_PROXY = env_bool("BEHIND_PROXY")
+# The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; any
+# other peer's are dropped (anthology.edge), so a client that reaches
+# gunicorn directly cannot choose its address or claim HTTPS.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.1,::1")
 if BEHIND_PROXY:
     # Behind a proxy that ends TLS, the proxy says the request came over HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -473,5 +484,13 @@ IMPORT_MAX_FILES = int(os.environ.get("IMPORT_MAX_FILES", "10000"))
 IMPORT_MAX_UNPACKED_BYTES = int(
     os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(256 * 1024 * 1024))
 )
+# The largest request body the site reads: the admin's uploads (an import's
+# file with its form around it), and every other address (a form, a search).
+# Larger ones are answered 413 before they are read (anthology.edge); the
+# VCL and the README's nginx recipe hold the same limits in front.
+ADMIN_BODY_MAX_BYTES = int(
+    os.environ.get("ADMIN_BODY_MAX_BYTES", str(IMPORT_MAX_BYTES + 1024 * 1024))
+)
+BODY_MAX_BYTES = int(os.environ.get("BODY_MAX_BYTES", str(1024 * 1024)))
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600
