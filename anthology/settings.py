@@ -338,6 +338,8 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = True
 if env_bool("HTTPS"):
     SECURE_SSL_REDIRECT = True
+    # The probe in front (deploy/varnish/backend.vcl) asks over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
     SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
