@@ -20,6 +20,10 @@ TRUSTED_PROXIES  the addresses of the proxies in front (comma-separated
               addresses or networks, default 127.0.0.1,::1): only a request
               from one of them may say who the client is or that it came
               over HTTPS
+UPLOAD_KEEP_SECONDS  how long an upload waits for its job at most (3600)
+UPLOAD_MAX_BYTES_PER_USER  the bytes of uploads one person may have kept at
+              once (default twice IMPORT_MAX_BYTES)
+JOBS_MAX_PER_USER  the jobs one person may have waiting or running (3)
 BODY_MAX_BYTES  the largest request body the site reads (default 1 MiB)
 ADMIN_BODY_MAX_BYTES  the same for /admin/, where imports upload (default
               IMPORT_MAX_BYTES and 1 MiB for the form around the file)
@@ -494,5 +498,15 @@ ADMIN_BODY_MAX_BYTES = int(
     os.environ.get("ADMIN_BODY_MAX_BYTES", str(IMPORT_MAX_BYTES + 1024 * 1024))
 )
 BODY_MAX_BYTES = int(os.environ.get("BODY_MAX_BYTES", str(1024 * 1024)))
+# An upload waits for its job in the shared cache this long at most (its
+# job removes it once done with it, or when it fails), and one person's
+# uploads kept at once hold this many bytes at most; one person has this many
+# jobs waiting or running at most. Past either, a new job is refused with a
+# message saying which (jobs.runner).
+JOBS_UPLOAD_SECONDS = int(os.environ.get("UPLOAD_KEEP_SECONDS", "3600"))
+JOBS_MAX_UPLOAD_BYTES_PER_USER = int(
+    os.environ.get("UPLOAD_MAX_BYTES_PER_USER", str(2 * IMPORT_MAX_BYTES))
+)
+JOBS_MAX_UNFINISHED_PER_USER = int(os.environ.get("JOBS_MAX_PER_USER", "3"))
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600

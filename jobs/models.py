@@ -1,6 +1,7 @@
 import os
 import socket
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -12,6 +13,16 @@ class JobQuerySet(models.QuerySet):
     def unfinished(self):
         """Jobs waiting for a worker or running on one."""
         return self.filter(state__in=[Job.State.QUEUED, Job.State.RUNNING])
+
+    def keeping_uploads(self):
+        """Jobs whose upload the shared cache may still keep: not failed, not
+        yet done with it, sent less than ``JOBS_UPLOAD_SECONDS`` ago."""
+        since = timezone.now() - timedelta(seconds=settings.JOBS_UPLOAD_SECONDS)
+        return (
+            self.exclude(upload="")
+            .exclude(state=Job.State.FAILED)
+            .filter(created_at__gte=since)
+        )
 
 
 class Job(models.Model):
@@ -51,6 +62,15 @@ class Job(models.Model):
         blank=True,
         help_text="Jobs of one lock run one at a time: the database refuses a "
         "second unfinished one.",
+    )
+    upload = models.CharField(
+        max_length=250,
+        blank=True,
+        help_text="The shared cache's key of the upload the job reads, while "
+        "it is kept: removed with the job when it fails.",
+    )
+    upload_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="The size of the upload this job sent."
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -21,8 +21,11 @@ import os
 import socket
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from redis.exceptions import RedisError
@@ -79,14 +82,35 @@ def _result_key(job_id):
     return f"job:{job_id}:result"
 
 
-def enqueue(*, title, function, arguments, user=None, page="", id=None, lock=""):
+class QuotaReached(Exception):
+    """The user may start no more jobs, or keep no more uploads, now: nothing
+    was started."""
+
+
+def enqueue(
+    *,
+    title,
+    function,
+    arguments,
+    user=None,
+    page="",
+    id=None,
+    lock="",
+    upload="",
+    upload_bytes=0,
+):
     """A new job, queued for a worker (or, with ``JOBS_IN_PROCESS``, run here
     and now); QueueUnavailable (the job kept as failed) when the queue cannot
     be reached; AlreadyRunning when a job of the same ``lock`` is unfinished
     (the database's constraint decides, so two requests at once cannot both
-    start one)."""
+    start one); QuotaReached when ``user`` has ``JOBS_MAX_UNFINISHED_PER_USER``
+    jobs unfinished, or their kept uploads with this one's ``upload_bytes``
+    would pass ``JOBS_MAX_UPLOAD_BYTES_PER_USER``. ``upload`` is the shared
+    cache's key of the upload the job reads: refused or failed, the job takes
+    it along."""
     try:
         with transaction.atomic():
+            _check_quotas(user, upload_bytes)
             job = Job.objects.create(
                 **({"id": id} if id else {}),
                 title=title,
@@ -95,12 +119,18 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None, lock="")
                 created_by=user,
                 page=page,
                 lock=lock,
+                upload=upload,
+                upload_bytes=upload_bytes,
             )
     except IntegrityError:
+        _forget_upload(upload)
         running = Job.objects.unfinished().filter(lock=lock).first()
         if not lock or running is None:
             raise
         raise AlreadyRunning(running) from None
+    except QuotaReached:
+        _forget_upload(upload)
+        raise
     if settings.JOBS_IN_PROCESS:
         run(str(job.pk))
         job.refresh_from_db()
@@ -116,12 +146,61 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None, lock="")
         )
     except (RedisError, OSError) as error:
         logger.error("Job %s (%s) could not be queued: %r", job.pk, title, error)
-        job.state = Job.State.FAILED
-        job.summary = UNREACHABLE
-        job.finished_at = timezone.now()
-        job.save(update_fields=["state", "summary", "finished_at"])
+        _fail(job, UNREACHABLE)
         raise QueueUnavailable(UNREACHABLE) from error
     return job
+
+
+def _check_quotas(user, upload_bytes):
+    """Raise QuotaReached past the user's share of the queue or of the cache.
+    The user's row is locked first, so that two requests of theirs at once
+    are counted one after the other (PostgreSQL; SQLite writes one at a time
+    anyway)."""
+    if user is None or not user.pk:
+        return
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    theirs = Job.objects.filter(created_by=user)
+    most = settings.JOBS_MAX_UNFINISHED_PER_USER
+    if theirs.unfinished().count() >= most:
+        raise QuotaReached(
+            f"You have {most} jobs waiting or running, the most one person may "
+            "have at once: start this one once one of them has finished."
+        )
+    kept = theirs.keeping_uploads().aggregate(kept=Sum("upload_bytes"))["kept"] or 0
+    limit = settings.JOBS_MAX_UPLOAD_BYTES_PER_USER
+    if upload_bytes and kept + upload_bytes > limit:
+        raise QuotaReached(
+            f"Your uploads waiting for their jobs hold {filesizeformat(kept)}; "
+            f"with this file's {filesizeformat(upload_bytes)} they would pass the "
+            f"{filesizeformat(limit)} one person may keep. Wait for an import "
+            "to finish, or for an upload to expire (an hour after it was sent)."
+        )
+
+
+def _forget_upload(key):
+    """Remove the upload kept under ``key`` (nothing without one)."""
+    if not key:
+        return
+    try:
+        cache.delete(key)
+    except (RedisError, OSError) as error:
+        # It expires on its own within JOBS_UPLOAD_SECONDS.
+        logger.warning("The upload %s could not be removed: %r", key, error)
+
+
+def _fail(job, why):
+    """Mark ``job`` failed for ``why`` and remove its upload, unless it finished
+    meanwhile: its own verdict stands."""
+    failed = (
+        Job.objects.unfinished()
+        .filter(pk=job.pk)
+        .update(
+            state=Job.State.FAILED, summary=why, finished_at=timezone.now(), upload=""
+        )
+    )
+    if failed:
+        _forget_upload(job.upload)
+    job.refresh_from_db()
 
 
 def run(job_id):
@@ -137,20 +216,25 @@ def run(job_id):
         summary, result = import_string(job.function)(**job.arguments)
     except ValueError as error:
         # The job's own refusal (a file it cannot read): told, not logged.
-        job.state = Job.State.FAILED
-        job.summary = str(error)
+        why = str(error)
     except Exception as error:
         logger.exception("Job %s (%s) failed", job_id, job.title)
-        job.state = Job.State.FAILED
-        job.summary = f"Failed: {type(error).__name__}: {error}"
+        why = f"Failed: {type(error).__name__}: {error}"
     else:
+        why = None
         cache.set(_result_key(job_id), result, settings.JOBS_RESULT_SECONDS)
-        job.state = Job.State.FINISHED
-        job.summary = summary
     finally:
         _current.reset(token)
+    if why is not None:
+        _fail(job, why)
+        return
+    job.state = Job.State.FINISHED
+    job.summary = summary
     job.finished_at = timezone.now()
     job.save(update_fields=["state", "summary", "finished_at"])
+    if job.upload and cache.get(job.upload) is None:
+        # The job was done with its upload: it no longer counts as kept.
+        Job.objects.filter(upload=job.upload).update(upload="")
 
 
 def progress(done, total):
@@ -213,14 +297,9 @@ def refresh_all(jobs):
         if why == STOPPED_ANSWERING:
             if job.summary != why:
                 Job.objects.unfinished().filter(pk=job.pk).update(summary=why)
+            job.refresh_from_db()
         elif why:
-            # Unless it finished meanwhile: its own verdict stands.
-            Job.objects.unfinished().filter(pk=job.pk).update(
-                state=Job.State.FAILED, summary=why, finished_at=timezone.now()
-            )
-        else:
-            continue
-        job.refresh_from_db()
+            _fail(job, why)
 
 
 def _verdict(job, status):

@@ -8,8 +8,6 @@ to its worker; a job that finished keeps its verdict."""
 import datetime
 import os
 import socket
-import subprocess
-import sys
 
 import pytest
 from django.urls import reverse
@@ -21,14 +19,6 @@ from jobs.models import Job
 
 # The jobs these tests start go through the test queue, which RQ keeps in Redis.
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
-
-
-@pytest.fixture
-def dead_pid():
-    """The id of a process that ran on this host and has ended."""
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
-    return ended.pid
 
 
 def job_of(user, state=Job.State.RUNNING, **fields):
