@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import threading
 
 import pytest
 import redis
@@ -114,8 +115,6 @@ class SilentServer:
             self.accepted.append(connection)
 
     def __enter__(self):
-        import threading
-
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
         return self
