@@ -22,7 +22,7 @@ from jobs import queue as job_queue
 from jobs import runner
 from jobs.models import Job, database_session
 from tests.imports.test_import_worker import queue, start_worker, until
-from tests.tools import SilentServer
+from tests.tools import SilentServer, free_port
 
 __all__ = ["queue", "start_worker"]
 
@@ -166,3 +166,15 @@ def test_a_job_whose_worker_was_killed_while_its_work_goes_on_is_never_failed(
         Job.State.FINISHED,
         "Imported big.csv: 3000 updated.",
     )
+
+
+@pytest.mark.django_db
+def test_the_jobs_list_answers_with_its_queue_unreachable(admin_client, admin_user):
+    unfinished(admin_user, 3)
+    unreachable = f"redis://127.0.0.1:{free_port()}/0"
+
+    with override_settings(RQ_QUEUES={settings.JOBS_QUEUE: redis_server(unreachable)}):
+        response = admin_client.get(reverse("admin:jobs_job_changelist"))
+
+    assert response.status_code == 200
+    assert set(Job.objects.values_list("state", flat=True)) == {"running"}
