@@ -623,8 +623,8 @@ def hostile(args, paths):
         for label, (requests, failed, median, p90) in figures:
             rows.append(
                 f"| hostile: reader through Varnish, {label} | {requests} | "
-                f"{failed} | {median * 1000:.0f} ms median "
-                f"({median / quiet[2]:.1f}× quiet) | "
+                f"{failed} | {requests / seconds:.1f}/s | "
+                f"{median * 1000:.0f} ms median ({median / quiet[2]:.1f}× quiet), "
                 f"{p90 * 1000:.0f} ms p90 ({p90 / quiet[3]:.1f}× quiet) |"
             )
         if decision is None:
