@@ -110,9 +110,10 @@ bench-serve: $(VENV)/.installed-dev
 	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
-## under load, cache flooding, slow clients with and without Varnish in front
-## (bench/results/load.md); LOAD_PHASES picks phases
-LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow
+## under load, cache flooding, slow clients with and without Varnish in front,
+## a reader through Varnish beside a hostile decision body, dripping metadata
+## lookups and a silent Redis (bench/results/load.md); LOAD_PHASES picks phases
+LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow,hostile
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
 

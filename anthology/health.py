@@ -1,6 +1,14 @@
-"""Health for load balancers and the shared cache's probe: the database, the
-cache and the queue each answer, at the cost of one query and two round trips
-to Redis, so it can be asked every second."""
+"""Health for the shared cache's probe and for operators.
+
+``/health/`` is the probe's (Varnish, a load balancer): it answers 200 while
+the site can serve pages, that is while the database answers. The cache and
+the queue are reported, and a failing one makes the site ``degraded``, not
+down: pages are then rendered from the database and jobs refused with a
+message, which beats every reader getting the probe's 503. ``/health/ready/``
+is the operators': 200 only while every part answers, 503 naming what fails.
+Each costs one query and two Redis round trips, each bounded by the Redis
+timeouts (``REDIS_CONNECT_TIMEOUT``, ``REDIS_SOCKET_TIMEOUT``).
+"""
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,24 +38,53 @@ CHECKS = {
     "queue": (queue.check, (RedisError, OSError)),
 }
 
+# Without it no page can be served; without the others the site still serves.
+ESSENTIAL = {"database"}
+
 IN_PROCESS = "not used: jobs run in the web process"
+
+
+def states():
+    """Each part's state: ``ok``, or what failed. Jobs run in the web process
+    (``JOBS_IN_PROCESS``) need no queue."""
+    found = {}
+    for name, (check, errors) in CHECKS.items():
+        if name == "queue" and settings.JOBS_IN_PROCESS:
+            found[name] = IN_PROCESS
+            continue
+        try:
+            check()
+        except errors as error:
+            found[name] = f"failing: {type(error).__name__}"
+        else:
+            found[name] = "ok"
+    return found
+
+
+def _is_ok(state):
+    return state in {"ok", IN_PROCESS}
 
 
 @never_cache
 @require_safe
 def health(request):
-    """Each part's state, ``ok`` or what failed; 503 unless all are ok. Jobs
-    run in the web process (``JOBS_IN_PROCESS``) need no queue."""
-    states = {}
-    for name, (check, errors) in CHECKS.items():
-        if name == "queue" and settings.JOBS_IN_PROCESS:
-            states[name] = IN_PROCESS
-            continue
-        try:
-            check()
-        except errors as error:
-            states[name] = f"failing: {type(error).__name__}"
-        else:
-            states[name] = "ok"
-    healthy = all(state in {"ok", IN_PROCESS} for state in states.values())
-    return JsonResponse(states, status=200 if healthy else 503)
+    """Whether pages can be served: 200 while the database answers, with
+    ``status`` ``ok``, or ``degraded`` while the cache or the queue fails;
+    503 (``down``) when the database fails."""
+    parts = states()
+    if not all(_is_ok(parts[name]) for name in ESSENTIAL):
+        return JsonResponse({"status": "down", **parts}, status=503)
+    status = "ok" if all(map(_is_ok, parts.values())) else "degraded"
+    return JsonResponse({"status": status, **parts})
+
+
+@never_cache
+@require_safe
+def readiness(request):
+    """Every part's state for operators: 200 only while all answer."""
+    parts = states()
+    ready = all(map(_is_ok, parts.values()))
+    return JsonResponse(
+        {"status": "ready" if ready else "not ready", **parts},
+        status=200 if ready else 503,
+    )

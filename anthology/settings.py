@@ -20,6 +20,19 @@ PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
 BEHIND_PROXY  "1" when a proxy (Varnish, nginx) is in front: it says whether
               the request came over HTTPS and who the client is
 PROXY_COUNT   how many proxies are in front, with BEHIND_PROXY (default 1)
+TRUSTED_PROXIES  the addresses of the proxies in front (comma-separated
+              addresses or networks, default 127.0.0.1,::1): only a request
+              from one of them may say who the client is or that it came
+              over HTTPS
+UPLOAD_KEEP_SECONDS  how long an upload waits for its job at most (3600)
+UPLOAD_MAX_BYTES_PER_USER  the bytes of uploads one person may have kept at
+              once (default twice IMPORT_MAX_BYTES)
+JOBS_MAX_PER_USER  the jobs one person may have waiting or running (3)
+BODY_MAX_BYTES  the largest request body the site reads (default 1 MiB)
+ADMIN_BODY_MAX_BYTES  the same for /admin/, where imports upload (default
+              IMPORT_MAX_BYTES and 1 MiB for the form around the file)
+REDIS_CONNECT_TIMEOUT, REDIS_SOCKET_TIMEOUT  seconds any Redis connection
+              waits to connect (0.25) and for an answer (0.5)
 LOG_LEVEL     the application's log level on stderr (default INFO)
 METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
 METADATA_CROSSREF_URL  Crossref's REST API
@@ -60,9 +73,12 @@ OUTBOX_RETRY_SECONDS  how long an expiry in the page cache's outbox is left
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -117,6 +133,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Before anything reads a header a client may forge or a body: only the
+    # trusted proxies say who the client is; bodies are bounded.
+    "anthology.edge.TrustedProxyMiddleware",
+    "anthology.edge.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -226,6 +246,11 @@ STORAGES = {
 # One cache shared by every instance; each process's own memory when
 # REDIS_URL is unset, which is only safe with a single process.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Every connection to Redis (the cache with its pages, generations and
+# uploads, the jobs' queue) gives up after these many seconds: a Redis that
+# accepts and never answers costs a request that long, not a worker.
+REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "0.25"))
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.5"))
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -235,7 +260,10 @@ if REDIS_URL:
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
             # A stopped Redis must cost a request milliseconds, not seconds:
             # pages are then rendered from the database.
-            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            },
         }
     }
 else:
@@ -321,12 +349,18 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = True
 if env_bool("HTTPS"):
     SECURE_SSL_REDIRECT = True
+    # The probe in front (deploy/varnish/backend.vcl) asks over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
     SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 BEHIND_PROXY = env_bool("BEHIND_PROXY")
+# The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; any
+# other peer's are dropped (anthology.edge), so a client that reaches
+# gunicorn directly cannot choose its address or claim HTTPS.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.1,::1")
 if BEHIND_PROXY:
     # Behind a proxy that ends TLS, the proxy says the request came over HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -404,11 +438,34 @@ METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3
 # Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
 # starts its worker beside the web processes.
 JOBS_QUEUE = os.environ.get("JOBS_QUEUE", "anthology")
+
+
+def redis_server(url):
+    """django-rq's settings for the Redis at ``url``, with the timeouts of
+    every Redis connection and one attempt, as the cache's: redis-py's client
+    otherwise tries a Redis that does not answer four times, with pauses
+    between (a URL alone would give django-rq no such options)."""
+    parts = urlsplit(url)
+    return {
+        "HOST": parts.hostname or "127.0.0.1",
+        "PORT": parts.port or 6379,
+        "DB": int(parts.path.strip("/") or 0),
+        "USERNAME": unquote(parts.username) if parts.username else None,
+        "PASSWORD": unquote(parts.password) if parts.password else None,
+        "SSL": parts.scheme == "rediss",
+        "REDIS_CLIENT_KWARGS": {
+            "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+            "socket_timeout": REDIS_SOCKET_TIMEOUT,
+            "retry": Retry(NoBackoff(), 0),
+        },
+    }
+
+
 RQ_QUEUES = {
     JOBS_QUEUE: {
-        "URL": os.environ.get("JOBS_REDIS_URL")
-        or REDIS_URL
-        or "redis://127.0.0.1:6379/0",
+        **redis_server(
+            os.environ.get("JOBS_REDIS_URL") or REDIS_URL or "redis://127.0.0.1:6379/0"
+        ),
         "DEFAULT_TIMEOUT": 3600,
     }
 }
@@ -441,5 +498,23 @@ IMPORT_MAX_FILES = int(os.environ.get("IMPORT_MAX_FILES", "10000"))
 IMPORT_MAX_UNPACKED_BYTES = int(
     os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(256 * 1024 * 1024))
 )
+# The largest request body the site reads: the admin's uploads (an import's
+# file with its form around it), and every other address (a form, a search).
+# Larger ones are answered 413 before they are read (anthology.edge); the
+# VCL and the README's nginx recipe hold the same limits in front.
+ADMIN_BODY_MAX_BYTES = int(
+    os.environ.get("ADMIN_BODY_MAX_BYTES", str(IMPORT_MAX_BYTES + 1024 * 1024))
+)
+BODY_MAX_BYTES = int(os.environ.get("BODY_MAX_BYTES", str(1024 * 1024)))
+# An upload waits for its job in the shared cache this long at most (its
+# job removes it once done with it, or when it fails), and one person's
+# uploads kept at once hold this many bytes at most; one person has this many
+# jobs waiting or running at most. Past either, a new job is refused with a
+# message saying which (jobs.runner).
+JOBS_UPLOAD_SECONDS = int(os.environ.get("UPLOAD_KEEP_SECONDS", "3600"))
+JOBS_MAX_UPLOAD_BYTES_PER_USER = int(
+    os.environ.get("UPLOAD_MAX_BYTES_PER_USER", str(2 * IMPORT_MAX_BYTES))
+)
+JOBS_MAX_UNFINISHED_PER_USER = int(os.environ.get("JOBS_MAX_PER_USER", "3"))
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600

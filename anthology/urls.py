@@ -6,6 +6,7 @@ from anthology import health
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("health/", health.health, name="health"),
+    path("health/ready/", health.readiness, name="readiness"),
     path("", include("public.urls")),
 ]
 

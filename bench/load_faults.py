@@ -24,10 +24,18 @@ Then three hostile ones, which restart nothing:
    directly, then through varnishd with the production VCL
    (deploy/varnish/), which buffers requests before they reach a worker.
 
+7. hostile work through Varnish: one reader's page times (a topic page and
+   a search, alternately) through varnishd with the production VCL, quiet,
+   then while four clients ask for a decision whose body is a 2.2 MB
+   Markdown table (with a made-up ``sessionid``, which skips both caches),
+   while four editors' lookups wait on a metadata service that drips a byte
+   a second (a local fake), and in front of an instance whose Redis accepts
+   and never answers; each against the quiet figure of the same run.
+
 Phases 2 and 3 restart this machine's PostgreSQL and Redis, so run them on a
-machine of their own (not while tests run); ``--phases downloads,flood,slow``
-runs only the hostile ones. Figures go to bench/results/load.md, those of
-some phases to load-<phases>.md beside it.
+machine of their own (not while tests run); ``--phases
+downloads,flood,slow,hostile`` runs only the hostile ones. Figures go to
+bench/results/load.md, those of some phases to load-<phases>.md beside it.
 
     make bench-load            # or: python bench/load_faults.py --seconds 60
 """
@@ -195,11 +203,14 @@ class Load:
         return [finished - self.started for finished, _, ok in self.results if not ok]
 
 
-def start_server(database_url, workers):
+def start_server(database_url, workers, port=PORT, redis_url=REDIS_URL):
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_url,
+        # Metadata lookups go to the dripping fake of phase 7.
+        "METADATA_ARXIV_URL": f"http://127.0.0.1:{DRIP_PORT}/api/query",
+        "METADATA_CROSSREF_URL": f"http://127.0.0.1:{DRIP_PORT}/crossref",
         "DEBUG": "0",
         "SECRET_KEY": "load-test-" + "k" * 50,
         "CONN_MAX_AGE": "60",
@@ -208,13 +219,13 @@ def start_server(database_url, workers):
     run(PYTHON, "manage.py", "collectstatic", "--no-input", env=env)
     server = subprocess.Popen(
         [str(Path(PYTHON).with_name("gunicorn")), "anthology.wsgi",
-         "--workers", str(workers), "--bind", f"127.0.0.1:{PORT}",
+         "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
          "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip
     for _ in range(100):
         try:
-            http.client.HTTPConnection("127.0.0.1", PORT, timeout=2).request("GET", "/")
+            http.client.HTTPConnection("127.0.0.1", port, timeout=2).request("GET", "/")
             return server
         except OSError:
             time.sleep(0.2)
@@ -370,7 +381,265 @@ def slow_clients(args, topic):
         shutil.rmtree(work, ignore_errors=True)
 
 
-PHASES = ["steady", "postgresql", "redis", "downloads", "flood", "slow"]
+HOSTILE_FRONT = 8052
+DRIP_PORT = 8053
+OUTAGE_PORT = 8054
+OUTAGE_FRONT = 8055
+# A decision record's body of 2.2 MB: a table 10,000 columns wide.
+HOSTILE_BODY = "\n".join(
+    ["|a" * 10_000 + "|", "|-" * 10_000 + "|", *(["|a" * 10_000 + "|"] * 110)]
+)
+
+
+class Drip(threading.Thread):
+    """A metadata service that answers one byte a second, forever."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", port))
+
+    def run(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.drip, args=(connection,), daemon=True).start()
+
+    @staticmethod
+    def drip(connection):
+        try:
+            connection.recv(65536)
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+            )
+            while True:
+                connection.sendall(b" ")
+                time.sleep(1)
+        except OSError:
+            connection.close()
+
+
+class Silent(threading.Thread):
+    """A Redis that accepts every connection and never answers."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self.listener.getsockname()[1]}/0"
+        self.held = []
+
+    def run(self):
+        while True:
+            try:
+                self.held.append(self.listener.accept()[0])
+            except OSError:
+                return
+
+
+def reader(port, paths, seconds, cookie=None):
+    """(requests, failed, median seconds, p90 seconds) of one reader asking
+    for ``paths`` in turn through ``port`` for ``seconds``."""
+    times, failed, turn = [], 0, 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        path = paths[turn % len(paths)].replace("{n}", str(turn))
+        turn += 1
+        started = time.perf_counter()
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            connection.request("GET", path, headers={"Cookie": cookie or ""})
+            ok = connection.getresponse().status == 200
+            connection.close()
+        except OSError:
+            ok = False
+        if ok:
+            times.append(time.perf_counter() - started)
+        else:
+            failed += 1
+    times.sort()
+    if not times:
+        return turn, failed, float("nan"), float("nan")
+    return turn, failed, times[len(times) // 2], times[int(len(times) * 0.9)]
+
+
+def hammer(port, path, clients, cookie, stopping):
+    """``clients`` threads asking for ``path`` until ``stopping`` is set."""
+
+    def ask():
+        while not stopping.is_set():
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                connection.request("GET", path, headers={"Cookie": cookie})
+                connection.getresponse().read()
+                connection.close()
+            except OSError:
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=ask, daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def hostile_decision(database_url):
+    """The path of a decision whose body is HOSTILE_BODY, imported as an
+    editor would import it; None when the import refuses it."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
+    (folder / "0008-wide-table.md").write_text(
+        f"# 8. A wide table\n\nDate: 2024-02-01\n\n## Status\n\nAccepted\n\n"
+        f"## Context\n\n{HOSTILE_BODY}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "DATABASE_URL": database_url}
+    done = subprocess.run(
+        [PYTHON, "manage.py", "import_decisions", str(folder)],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    shutil.rmtree(folder, ignore_errors=True)
+    if done.returncode != 0:
+        print(f"The hostile decision was refused: {done.stderr.strip()[-300:]}")
+        return None
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        (number,) = conn.execute(
+            "SELECT number FROM catalogue_decisionrecord ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    return f"/decisions/ADR-{number:03d}/"
+
+
+def admin_session(port, database_url):
+    """A superuser's session cookie, signed in through ``port``."""
+    env = {**os.environ, "DATABASE_URL": database_url}
+    subprocess.run(
+        [PYTHON, "manage.py", "shell", "-c",
+         "from django.contrib.auth.models import User; "
+         "User.objects.filter(username='bench').delete(); "
+         "User.objects.create_superuser('bench', '', 'bench-password-1')"],
+        cwd=ROOT, env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/admin/login/")
+    response = connection.getresponse()
+    page = response.read().decode()
+    csrf = response.getheader("Set-Cookie").split("csrftoken=")[1].split(";")[0]
+    token = page.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    connection.request(
+        "POST",
+        "/admin/login/",
+        body=f"csrfmiddlewaretoken={token}&username=bench&password=bench-password-1",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": f"csrftoken={csrf}",
+            "Referer": f"http://127.0.0.1:{port}/admin/login/",
+        },
+    )
+    response = connection.getresponse()
+    response.read()
+    cookies = response.getheader("Set-Cookie", "")
+    session = cookies.split("sessionid=")[1].split(";")[0]
+    return f"sessionid={session}; csrftoken={csrf}"
+
+
+def front(port, backend, work):
+    """varnishd with the production VCL on ``port``, in front of ``backend``."""
+    (work / "backend.vcl").write_text(
+        f'backend default {{ .host = "127.0.0.1"; .port = "{backend}"; }}\n'
+    )
+    varnishd = shutil.which("varnishd") or "/usr/sbin/varnishd"
+    process = subprocess.Popen(
+        [
+            *(varnishd, "-F", "-a", f"127.0.0.1:{port}", "-n", str(work / "v")),
+            *("-f", str(ROOT / "deploy" / "varnish" / "anthology.vcl")),
+            *("-p", f"vcl_path={work}:{ROOT / 'deploy' / 'varnish'}"),
+            *("-s", "malloc,256m", "-T", "none", "-j", "none"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        try:
+            http.client.HTTPConnection("127.0.0.1", port, timeout=2).request("GET", "/")
+            break
+        except OSError:
+            time.sleep(0.1)
+    return process
+
+
+def hostile(args, paths):
+    """Table rows: a reader through Varnish, quiet and beside each hostile
+    load, its median and p90 against the quiet ones."""
+    print("Phase 7: hostile work through Varnish", flush=True)
+    seconds = args.seconds / 2
+    read = [paths[0][0], "/search/?q=gradient+{n}"]
+    work = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
+    (work / "main").mkdir()
+    (work / "outage").mkdir()
+    varnishes, extra, rows = [front(HOSTILE_FRONT, PORT, work / "main")], [], []
+    try:
+        quiet = reader(HOSTILE_FRONT, read, seconds)
+        figures = [("quiet", quiet)]
+        decision = hostile_decision(args.database_url)
+        if decision is not None:
+            stopping = threading.Event()
+            threads = hammer(HOSTILE_FRONT, decision, 4, "sessionid=bogus", stopping)
+            figures.append(
+                ("beside 4 clients asking for a 2.2 MB decision body",
+                 reader(HOSTILE_FRONT, read, seconds))
+            )  # fmt: skip
+            stopping.set()
+            for thread in threads:
+                thread.join(90)
+        session = admin_session(HOSTILE_FRONT, args.database_url)
+        stopping = threading.Event()
+        threads = hammer(
+            HOSTILE_FRONT,
+            "/admin/catalogue/document/add/?identifier=arXiv:2401.{n}",
+            4,
+            session,
+            stopping,
+        )
+        figures.append(
+            ("beside 4 lookups on a service dripping a byte a second",
+             reader(HOSTILE_FRONT, read, seconds))
+        )  # fmt: skip
+        stopping.set()
+        silent = Silent()
+        silent.start()
+        extra.append(
+            start_server(
+                args.database_url,
+                args.workers,
+                port=OUTAGE_PORT,
+                redis_url=silent.url,
+            )
+        )
+        varnishes.append(front(OUTAGE_FRONT, OUTAGE_PORT, work / "outage"))
+        figures.append(
+            ("in front of an instance whose Redis never answers",
+             reader(OUTAGE_FRONT, read, seconds))
+        )  # fmt: skip
+        for label, (requests, failed, median, p90) in figures:
+            rows.append(
+                f"| hostile: reader through Varnish, {label} | {requests} | "
+                f"{failed} | {requests / seconds:.1f}/s | "
+                f"{median * 1000:.0f} ms median ({median / quiet[2]:.1f}× quiet), "
+                f"{p90 * 1000:.0f} ms p90 ({p90 / quiet[3]:.1f}× quiet) |"
+            )
+        if decision is None:
+            rows.append(
+                "| hostile: the 2.2 MB decision body | refused at import | — | — | — |"
+            )
+        return rows
+    finally:
+        for process in [*varnishes, *extra]:
+            process.terminate()
+            process.wait(30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+PHASES = ["steady", "postgresql", "redis", "downloads", "flood", "slow", "hostile"]
 
 
 def main():
@@ -394,6 +663,7 @@ def main():
         parser.error(f"unknown phases: {', '.join(sorted(phases - set(PHASES)))}")
     print(f"Preparing {args.documents} sample documents…", flush=True)
     paths = prepare(args.database_url, args.documents)
+    Drip(DRIP_PORT).start()
     server = start_server(args.database_url, args.workers)
     lines = []
     try:
@@ -414,6 +684,8 @@ def main():
         if "slow" in phases:
             print("Phase 6: slow clients", flush=True)
             lines += slow_clients(args, paths[0][0])
+        if "hostile" in phases:
+            lines += hostile(args, paths)
     finally:
         server.terminate()
         server.wait(30)

@@ -8,10 +8,9 @@ right of its own would hand that out without saying so.
 
 import uuid
 
-from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
@@ -68,8 +67,9 @@ class BackupsAdminMixin:
     @staticmethod
     def _unfinished():
         """The backups waiting or running, each marked failed if its worker died."""
-        jobs = Job.objects.unfinished().filter(function=BACKUP_JOB)
-        return [job for job in map(runner.refresh, jobs) if not job.is_done]
+        jobs = list(Job.objects.unfinished().filter(function=BACKUP_JOB))
+        runner.refresh_all(jobs)
+        return [job for job in jobs if not job.is_done]
 
     def backups_view(self, request):
         """The backups kept, newest first, with their size and time; those
@@ -77,16 +77,9 @@ class BackupsAdminMixin:
         new job's page. Template: ``admin/backups/index.html``."""
         if not may_back_up(request.user):
             raise PermissionDenied
+        # A backup whose worker died is marked failed, freeing the lock.
         running = self._unfinished()
         if request.method == "POST":
-            if running:
-                messages.warning(
-                    request,
-                    f"A backup is already {running[0].get_state_display().lower()}"
-                    f" (started {running[0].created_at:%Y-%m-%d %H:%M} UTC): "
-                    "wait for it to finish.",
-                )
-                return redirect(reverse("admin:backups", current_app=self.name))
             job_id = uuid.uuid4()
             return start_job(
                 request,
@@ -96,6 +89,8 @@ class BackupsAdminMixin:
                 function=BACKUP_JOB,
                 arguments={},
                 page=reverse("admin:backup_job", args=[job_id], current_app=self.name),
+                # One backup at a time, whichever request comes first.
+                lock=BACKUP_JOB,
             )
         return self._backup_response(
             request,

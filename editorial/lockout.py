@@ -12,7 +12,9 @@ def client_address(request):
     ``X-Forwarded-For``, so the client is that many entries from the right;
     entries further left were written by the client and are not trusted. A
     request with fewer entries than proxies did not come through them all,
-    and counts as the nearest peer's.
+    and counts as the nearest peer's. A request from anywhere but a trusted
+    proxy (``TRUSTED_PROXIES``) has lost its X-Forwarded-For before this
+    reads it (``anthology.edge``): it counts as its peer's.
     """
     hops = settings.PROXY_COUNT
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")

@@ -6,6 +6,7 @@ only once whole."""
 import logging
 import tempfile
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
@@ -28,10 +29,23 @@ logger = logging.getLogger(__name__)
 ENCODING = "utf-8-sig"  # Reads files with or without Excel's BOM.
 
 
+class UploadStorage(CacheStorage):
+    """An upload kept in the shared cache for ``JOBS_UPLOAD_SECONDS`` (an
+    hour) at most, under ``key``."""
+
+    @property
+    def CACHE_LIFETIME(self):  # django-import-export's name for it
+        return settings.JOBS_UPLOAD_SECONDS
+
+    @property
+    def key(self):
+        return self.CACHE_PREFIX + self.name
+
+
 def upload_storage(name=None):
-    """Where an uploaded file waits for its job: the shared cache, for a day,
-    so that any worker can read it and nothing is left on a disk."""
-    return CacheStorage(name=name, encoding=ENCODING, read_mode="r")
+    """Where an uploaded file waits for its job: the shared cache, for an hour
+    at most, so that any worker can read it and nothing is left on a disk."""
+    return UploadStorage(name=name, encoding=ENCODING, read_mode="r")
 
 
 def kept_upload(file_name, original_name, user_id):

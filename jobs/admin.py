@@ -68,11 +68,17 @@ class JobAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    def changelist_view(self, request, extra_context=None):
-        # A job its worker left unfinished is listed as failed.
-        for job in self.get_queryset(request).unfinished():
-            runner.refresh(job)
-        return super().changelist_view(request, extra_context)
+    def get_changelist_instance(self, request):
+        # The jobs of the page are told as they are (a job its worker left
+        # unfinished is listed as failed) with their progress, at one round
+        # trip to the queue and one to the cache whatever their number.
+        changelist = super().get_changelist_instance(request)
+        jobs = list(changelist.result_list)
+        runner.refresh_all(jobs)
+        progress = runner.progress_of_many(jobs)
+        for job in jobs:
+            job.known_progress = progress.get(job.pk)
+        return changelist
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         job = self.get_object(request, object_id)
@@ -82,7 +88,10 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description="Progress")
     def progress(self, job):
-        done_total = runner.progress_of(job)
+        if hasattr(job, "known_progress"):
+            done_total = job.known_progress
+        else:
+            done_total = runner.progress_of(job)
         if done_total is None:
             return "—"
         done, total = done_total

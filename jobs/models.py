@@ -1,10 +1,11 @@
 import os
 import socket
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 
 
@@ -12,6 +13,16 @@ class JobQuerySet(models.QuerySet):
     def unfinished(self):
         """Jobs waiting for a worker or running on one."""
         return self.filter(state__in=[Job.State.QUEUED, Job.State.RUNNING])
+
+    def keeping_uploads(self):
+        """Jobs whose upload the shared cache may still keep: not failed, not
+        yet done with it, sent less than ``JOBS_UPLOAD_SECONDS`` ago."""
+        since = timezone.now() - timedelta(seconds=settings.JOBS_UPLOAD_SECONDS)
+        return (
+            self.exclude(upload="")
+            .exclude(state=Job.State.FAILED)
+            .filter(created_at__gte=since)
+        )
 
 
 class Job(models.Model):
@@ -40,6 +51,27 @@ class Job(models.Model):
     worker = models.CharField(
         max_length=200, blank=True, help_text="The host and process running it."
     )
+    session = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The database session its work runs in (PostgreSQL's "
+        "backend process and when it began), while it runs.",
+    )
+    lock = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Jobs of one lock run one at a time: the database refuses a "
+        "second unfinished one.",
+    )
+    upload = models.CharField(
+        max_length=250,
+        blank=True,
+        help_text="The shared cache's key of the upload the job reads, while "
+        "it is kept: removed with the job when it fails.",
+    )
+    upload_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="The size of the upload this job sent."
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -56,6 +88,14 @@ class Job(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["state"], name="job_state")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lock"],
+                condition=models.Q(state__in=["queued", "running"])
+                & ~models.Q(lock=""),
+                name="one_unfinished_job_per_lock",
+            )
+        ]
 
     def __str__(self):
         return self.title
@@ -75,6 +115,24 @@ class Job(models.Model):
     def worker_is_seen_running(self):
         """Whether the process running this job is alive on this host."""
         return self._runs_here() is True
+
+    def session_is_gone(self):
+        """Whether the database session its work ran in has ended, so its
+        transaction can no longer commit (False when this cannot be told:
+        not PostgreSQL, or no session was recorded)."""
+        if not self.session or connection.vendor != "postgresql":
+            return False
+        pid, _, began = self.session.partition(":")
+        with connection.cursor() as cursor:
+            # Inside a transaction the statistics are a snapshot taken at its
+            # first read: a session ended since would still be listed.
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(
+                "SELECT backend_start FROM pg_stat_activity WHERE pid = %s",
+                [int(pid)],
+            )
+            row = cursor.fetchone()
+        return row is None or row[0].isoformat() != began
 
     def _runs_here(self):
         """Whether the running job's process is alive, if it is this host's;
@@ -102,3 +160,17 @@ def _alive(pid):
         return True
     # The state follows the command name, which is in parentheses.
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def database_session():
+    """This process's database session: PostgreSQL's backend process id and
+    when it began (a process id alone may be reused); "" elsewhere."""
+    if connection.vendor != "postgresql":
+        return ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity "
+            "WHERE pid = pg_backend_pid()"
+        )
+        pid, began = cursor.fetchone()
+    return f"{pid}:{began.isoformat()}"

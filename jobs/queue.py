@@ -2,14 +2,16 @@
 
 import django_rq
 from django.conf import settings
-from rq.exceptions import InvalidJobOperation
 from rq.job import JobStatus
 from rq.registry import StartedJobRegistry
+from rq.utils import current_timestamp
 
 # What the queue says of a job it will not finish: failed (its work horse
-# died, it overran its time, or its worker's heartbeats stopped), stopped or
-# cancelled.
+# died, it overran its time), stopped or cancelled.
 GIVEN_UP = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
+# A job the queue holds as started whose worker's heartbeats stopped: the
+# worker is gone, its work horse may not be.
+UNANSWERED = "unanswered"
 
 
 def get_queue():
@@ -21,14 +23,35 @@ def check():
     django_rq.get_connection(settings.JOBS_QUEUE).ping()
 
 
-def status(job_id):
-    """The queue's status of the job ``job_id`` (RQ's ``JobStatus``), or None
-    when it holds no such job. Jobs whose worker stopped its heartbeats, on
-    any host, are first moved to the failed (RQ's cleanup of its register of
-    started jobs, which a worker also runs now and then)."""
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def statuses(job_ids):
+    """The queue's status of each of ``job_ids`` (RQ's ``JobStatus``, None
+    for a job it does not hold, ``UNANSWERED`` for a started job whose
+    worker's heartbeats lapsed), in one round trip to its Redis whatever
+    their number."""
     queue = get_queue()
-    StartedJobRegistry(queue=queue).cleanup()
-    try:
-        return queue.job_class(str(job_id), connection=queue.connection).get_status()
-    except InvalidJobOperation:
-        return None
+    started = StartedJobRegistry(queue=queue)
+    ids = [str(job_id) for job_id in job_ids]
+    with queue.connection.pipeline(transaction=False) as pipeline:
+        for job_id in ids:
+            pipeline.hget(queue.job_class.key_for(job_id), "status")
+        # The register's entries are "job id:execution id", scored by when
+        # their heartbeat lapses.
+        pipeline.zrangebyscore(started.key, 0, current_timestamp())
+        *found, lapsed = pipeline.execute()
+    lapsed_ids = {_text(entry).partition(":")[0] for entry in lapsed}
+    answer = {}
+    for job_id, status in zip(ids, found, strict=True):
+        status = JobStatus(_text(status)) if status else None
+        if status == JobStatus.STARTED and job_id in lapsed_ids:
+            status = UNANSWERED
+        answer[job_id] = status
+    return answer
+
+
+def status(job_id):
+    """The queue's status of the job ``job_id``, as ``statuses`` tells it."""
+    return statuses([job_id])[str(job_id)]

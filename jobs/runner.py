@@ -9,7 +9,9 @@ reports progress with ``progress(done, total)``.
 
 A job's writes are the function's own, which makes each one transaction: a
 worker that dies midway leaves nothing written, and the job is marked failed
-once that is seen (``refresh``).
+once that is seen (``refresh``); until its end is seen, a job whose worker
+stopped answering is said to be so, never failed, since its work horse may
+still be writing.
 """
 
 import contextvars
@@ -19,13 +21,17 @@ import os
 import socket
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from redis.exceptions import RedisError
 
 from jobs import queue
-from jobs.models import Job
+from jobs.models import Job, database_session
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +41,11 @@ GONE = (
     "The worker stopped before the job finished (it was killed or the machine "
     "went down); its work was one transaction, so nothing was written. Start "
     "it again."
+)
+STOPPED_ANSWERING = (
+    "The worker stopped answering; the job may still finish. Look here again "
+    "before starting it again: it is marked failed once its work is seen to "
+    "have ended."
 )
 LOST = (
     "The queue lost the job before a worker began it (its Redis was emptied or "
@@ -51,6 +62,18 @@ class QueueUnavailable(Exception):
     """The queue could not take the job: nothing was started."""
 
 
+class AlreadyRunning(Exception):
+    """A job of the same lock is unfinished: nothing was started."""
+
+    def __init__(self, running):
+        self.running = running
+        super().__init__(
+            f"“{running.title}” is already {running.get_state_display().lower()} "
+            f"(started {running.created_at:%Y-%m-%d %H:%M} UTC): wait for it to "
+            "finish."
+        )
+
+
 def _progress_key(job_id):
     return f"job:{job_id}:progress"
 
@@ -59,18 +82,55 @@ def _result_key(job_id):
     return f"job:{job_id}:result"
 
 
-def enqueue(*, title, function, arguments, user=None, page="", id=None):
+class QuotaReached(Exception):
+    """The user may start no more jobs, or keep no more uploads, now: nothing
+    was started."""
+
+
+def enqueue(
+    *,
+    title,
+    function,
+    arguments,
+    user=None,
+    page="",
+    id=None,
+    lock="",
+    upload="",
+    upload_bytes=0,
+):
     """A new job, queued for a worker (or, with ``JOBS_IN_PROCESS``, run here
     and now); QueueUnavailable (the job kept as failed) when the queue cannot
-    be reached."""
-    job = Job.objects.create(
-        **({"id": id} if id else {}),
-        title=title,
-        function=function,
-        arguments=arguments,
-        created_by=user,
-        page=page,
-    )
+    be reached; AlreadyRunning when a job of the same ``lock`` is unfinished
+    (the database's constraint decides, so two requests at once cannot both
+    start one); QuotaReached when ``user`` has ``JOBS_MAX_UNFINISHED_PER_USER``
+    jobs unfinished, or their kept uploads with this one's ``upload_bytes``
+    would pass ``JOBS_MAX_UPLOAD_BYTES_PER_USER``. ``upload`` is the shared
+    cache's key of the upload the job reads: refused or failed, the job takes
+    it along."""
+    try:
+        with transaction.atomic():
+            _check_quotas(user, upload_bytes)
+            job = Job.objects.create(
+                **({"id": id} if id else {}),
+                title=title,
+                function=function,
+                arguments=arguments,
+                created_by=user,
+                page=page,
+                lock=lock,
+                upload=upload,
+                upload_bytes=upload_bytes,
+            )
+    except IntegrityError:
+        _forget_upload(upload)
+        running = Job.objects.unfinished().filter(lock=lock).first()
+        if not lock or running is None:
+            raise
+        raise AlreadyRunning(running) from None
+    except QuotaReached:
+        _forget_upload(upload)
+        raise
     if settings.JOBS_IN_PROCESS:
         run(str(job.pk))
         job.refresh_from_db()
@@ -86,12 +146,61 @@ def enqueue(*, title, function, arguments, user=None, page="", id=None):
         )
     except (RedisError, OSError) as error:
         logger.error("Job %s (%s) could not be queued: %r", job.pk, title, error)
-        job.state = Job.State.FAILED
-        job.summary = UNREACHABLE
-        job.finished_at = timezone.now()
-        job.save(update_fields=["state", "summary", "finished_at"])
+        _fail(job, UNREACHABLE)
         raise QueueUnavailable(UNREACHABLE) from error
     return job
+
+
+def _check_quotas(user, upload_bytes):
+    """Raise QuotaReached past the user's share of the queue or of the cache.
+    The user's row is locked first, so that two requests of theirs at once
+    are counted one after the other (PostgreSQL; SQLite writes one at a time
+    anyway)."""
+    if user is None or not user.pk:
+        return
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    theirs = Job.objects.filter(created_by=user)
+    most = settings.JOBS_MAX_UNFINISHED_PER_USER
+    if theirs.unfinished().count() >= most:
+        raise QuotaReached(
+            f"You have {most} jobs waiting or running, the most one person may "
+            "have at once: start this one once one of them has finished."
+        )
+    kept = theirs.keeping_uploads().aggregate(kept=Sum("upload_bytes"))["kept"] or 0
+    limit = settings.JOBS_MAX_UPLOAD_BYTES_PER_USER
+    if upload_bytes and kept + upload_bytes > limit:
+        raise QuotaReached(
+            f"Your uploads waiting for their jobs hold {filesizeformat(kept)}; "
+            f"with this file's {filesizeformat(upload_bytes)} they would pass the "
+            f"{filesizeformat(limit)} one person may keep. Wait for an import "
+            "to finish, or for an upload to expire (an hour after it was sent)."
+        )
+
+
+def _forget_upload(key):
+    """Remove the upload kept under ``key`` (nothing without one)."""
+    if not key:
+        return
+    try:
+        cache.delete(key)
+    except (RedisError, OSError) as error:
+        # It expires on its own within JOBS_UPLOAD_SECONDS.
+        logger.warning("The upload %s could not be removed: %r", key, error)
+
+
+def _fail(job, why):
+    """Mark ``job`` failed for ``why`` and remove its upload, unless it finished
+    meanwhile: its own verdict stands."""
+    failed = (
+        Job.objects.unfinished()
+        .filter(pk=job.pk)
+        .update(
+            state=Job.State.FAILED, summary=why, finished_at=timezone.now(), upload=""
+        )
+    )
+    if failed:
+        _forget_upload(job.upload)
+    job.refresh_from_db()
 
 
 def run(job_id):
@@ -100,26 +209,32 @@ def run(job_id):
     job.state = Job.State.RUNNING
     job.started_at = timezone.now()
     job.worker = f"{socket.gethostname()}:{os.getpid()}"
-    job.save(update_fields=["state", "started_at", "worker"])
+    job.session = database_session()
+    job.save(update_fields=["state", "started_at", "worker", "session"])
     token = _current.set(job_id)
     try:
         summary, result = import_string(job.function)(**job.arguments)
     except ValueError as error:
         # The job's own refusal (a file it cannot read): told, not logged.
-        job.state = Job.State.FAILED
-        job.summary = str(error)
+        why = str(error)
     except Exception as error:
         logger.exception("Job %s (%s) failed", job_id, job.title)
-        job.state = Job.State.FAILED
-        job.summary = f"Failed: {type(error).__name__}: {error}"
+        why = f"Failed: {type(error).__name__}: {error}"
     else:
+        why = None
         cache.set(_result_key(job_id), result, settings.JOBS_RESULT_SECONDS)
-        job.state = Job.State.FINISHED
-        job.summary = summary
     finally:
         _current.reset(token)
+    if why is not None:
+        _fail(job, why)
+        return
+    job.state = Job.State.FINISHED
+    job.summary = summary
     job.finished_at = timezone.now()
     job.save(update_fields=["state", "summary", "finished_at"])
+    if job.upload and cache.get(job.upload) is None:
+        # The job was done with its upload: it no longer counts as kept.
+        Job.objects.filter(upload=job.upload).update(upload="")
 
 
 def progress(done, total):
@@ -134,44 +249,76 @@ def progress_of(job):
     return cache.get(_progress_key(job.pk))
 
 
+def progress_of_many(jobs):
+    """Each job's ``progress_of`` by its key, those that reported any, at one
+    round trip to the cache; none when the cache cannot be reached."""
+    keys = {_progress_key(job.pk): job.pk for job in jobs}
+    try:
+        found = cache.get_many(list(keys))
+    except (RedisError, OSError) as error:
+        logger.warning("The cache cannot say how jobs progress: %r", error)
+        return {}
+    return {keys[key]: done_total for key, done_total in found.items()}
+
+
 def result_of(job):
     """The finished job's result, or None once it has expired."""
     return cache.get(_result_key(job.pk))
 
 
 def refresh(job):
-    """``job`` as it is now, marked failed once it cannot finish: its worker
-    died on this host (its process is gone), or the queue gave it up, on
-    whatever host it ran (failed, stopped, or no longer held)."""
+    """``job`` as it is now (``refresh_all``)."""
     job.refresh_from_db()
-    if job.is_done:
-        return job
-    why = GONE if job.worker_is_gone() else _given_up(job)
-    if why:
-        # Unless it finished meanwhile: its own verdict stands.
-        Job.objects.unfinished().filter(pk=job.pk).update(
-            state=Job.State.FAILED, summary=why, finished_at=timezone.now()
-        )
-        job.refresh_from_db()
+    refresh_all([job])
     return job
 
 
-def _given_up(job):
-    """Why the queue will not finish ``job``, or ""."""
+def refresh_all(jobs):
+    """Each of ``jobs`` told as it is, in place, at one round trip to the
+    queue at most: marked failed once its work can no longer be running (its
+    process is seen dead on this host, or its database session is gone, or
+    the queue never began it), or said to have stopped answering while its
+    work may still finish (its worker's heartbeats stopped, or the queue
+    gave it up, and nothing shows its work ended)."""
+    unfinished = [job for job in jobs if not job.is_done]
+    if not unfinished:
+        return
     try:
-        status = queue.status(job.pk)
+        found = queue.statuses([job.pk for job in unfinished])
     except (RedisError, OSError) as error:
-        # The queue cannot say; the health check tells operators.
-        logger.warning("The queue cannot say how job %s is: %r", job.pk, error)
-        return ""
-    if status in queue.GIVEN_UP:
+        # The queue cannot say; the readiness page tells operators.
+        logger.warning("The queue cannot say how jobs are: %r", error)
+        found = None
+    for job in unfinished:
+        if found is None:
+            why = GONE if job.worker_is_gone() else ""
+        else:
+            why = _verdict(job, found[str(job.pk)])
+        if why == STOPPED_ANSWERING:
+            if job.summary != why:
+                Job.objects.unfinished().filter(pk=job.pk).update(summary=why)
+            job.refresh_from_db()
+        elif why:
+            _fail(job, why)
+
+
+def _verdict(job, status):
+    """Why ``job`` failed, ``STOPPED_ANSWERING``, or "" while it runs as it
+    should; ``status`` is the queue's word on it."""
+    if job.worker_is_gone():
         return GONE
-    if status is not None:
-        return ""
+    given_up = status in queue.GIVEN_UP or status == queue.UNANSWERED
     if job.state == Job.State.RUNNING:
-        # Unless its process is seen at work here: the queue's Redis lost it.
-        return "" if job.worker_is_seen_running() else GONE
-    # A job is queued as the transaction that made its row commits.
-    if job.created_at < timezone.now() - LOST_AFTER:
+        if not given_up and status is not None:
+            return ""
+        if job.worker_is_seen_running():
+            # Its work horse outlived its worker: it may still finish.
+            return STOPPED_ANSWERING
+        return GONE if job.session_is_gone() else STOPPED_ANSWERING
+    # Queued: no work of its began, whatever the queue says.
+    if given_up:
+        return GONE
+    if status is None and job.created_at < timezone.now() - LOST_AFTER:
+        # A job is queued as the transaction that made its row commits.
         return LOST
     return ""

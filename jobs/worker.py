@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils.module_loading import import_string
 from rq import Worker as RQWorker
+from rq.exceptions import StopRequested
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +31,10 @@ def run_chores():
         for path in settings.JOBS_CHORES:
             try:
                 import_string(path)()
+            except StopRequested:
+                # RQ's answer to a stop asked for while the worker is idle,
+                # raised wherever the signal lands: the worker stops.
+                raise
             except Exception:
                 logger.exception("The chore %s failed", path)
     finally:

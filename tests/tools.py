@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import threading
 
 import pytest
 import redis
@@ -93,3 +94,34 @@ REQUIREMENTS = {
     "pandoc": lambda: require_tool("pandoc", "apt-get install pandoc"),
     "bibutils": lambda: require_tool("bib2xml", "apt-get install bibutils"),
 }
+
+
+class SilentServer:
+    """A local port that accepts every connection and never answers, as a
+    Redis that hangs does; counts the connections it took. A context manager
+    whose ``url`` is a Redis URL for it."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.accepted = []
+        self._thread = None
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # Closed: the test is over.
+                return
+            self.accepted.append(connection)
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.listener.close()
+        for connection in self.accepted:
+            connection.close()

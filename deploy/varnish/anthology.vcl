@@ -8,13 +8,24 @@ vcl 4.1;
 # editor) and the staff's URLs always reach the site. Varnish buffers every
 # request before it reaches gunicorn, so slow clients cost the site nothing.
 # A stale page is served (up to its stale-if-error) only while the site is
-# down.
+# down; a page it does not hold is then the site's own error page.
+#
+# Nothing the client says of itself is passed on: Varnish sets
+# X-Forwarded-For to the address it received the request from and
+# X-Forwarded-Proto to the scheme it serves, "https" on the listen address
+# named "https" (where a TLS terminator such as hitch connects, with the
+# PROXY protocol: `-a https=127.0.0.1:8443,PROXY`), "http" on any other; a
+# page is kept once for each scheme. Request bodies are bounded as the site
+# bounds them (settings BODY_MAX_BYTES, ADMIN_BODY_MAX_BYTES): 65 MiB under
+# /admin/, where imports upload, 1 MiB elsewhere.
 
 import std;
 import xkey;
 
 # The site's address and its health probe (deploy/varnish/backend.vcl).
 include "backend.vcl";
+# The site's page for when it is down (deploy/varnish/error_page.vcl).
+include "error_page.vcl";
 
 # Who may purge: the site's own processes.
 acl purgers {
@@ -23,6 +34,31 @@ acl purgers {
 }
 
 sub vcl_recv {
+    # Only what Varnish itself knows: the peer's address (the client's own,
+    # through the PROXY protocol) and the scheme of the address it came to.
+    set req.http.X-Forwarded-For = client.ip;
+    if (local.socket == "https") {
+        set req.http.X-Forwarded-Proto = "https";
+    } else {
+        set req.http.X-Forwarded-Proto = "http";
+    }
+    unset req.http.X-Forwarded-Host;
+    if (std.integer(req.http.Content-Length, 0) > 68157440
+        || (req.url !~ "^/admin/"
+            && std.integer(req.http.Content-Length, 0) > 1048576)) {
+        return (synth(413, "Request body too large"));
+    }
+    if (req.http.Transfer-Encoding) {
+        # A body of no stated length is read here, up to the limit, before
+        # the site sees a byte of it.
+        if (req.url ~ "^/admin/") {
+            if (!std.cache_req_body(65MB)) {
+                return (synth(413, "Request body too large"));
+            }
+        } elsif (!std.cache_req_body(1MB)) {
+            return (synth(413, "Request body too large"));
+        }
+    }
     if (req.method == "PURGE") {
         if (client.ip !~ purgers) {
             return (synth(403, "Forbidden"));
@@ -60,6 +96,9 @@ sub vcl_recv {
 }
 
 sub vcl_hash {
+    # A page names its own scheme (canonical links, the sitemap, the feed's
+    # ids), and under HTTPS a plain request is redirected: one copy a scheme.
+    hash_data(req.http.X-Forwarded-Proto);
     # Varnish reads Vary: Accept-Encoding as satisfied by its gzip copy; the
     # plain copy is another object.
     if (req.http.X-Plain) {
@@ -97,4 +136,33 @@ sub vcl_deliver {
     } else {
         set resp.http.X-Cache = "MISS";
     }
+}
+
+sub vcl_backend_error {
+    # The site cannot be reached and no stale copy can stand in (a kept one
+    # within its stale-if-error is served without coming here): the site's
+    # own page, never Varnish's, and never kept.
+    set beresp.status = 503;
+    set beresp.http.Content-Type = "text/html; charset=utf-8";
+    set beresp.http.Retry-After = "30";
+    set beresp.http.Cache-Control = "no-store";
+    set beresp.ttl = 0s;
+    set beresp.uncacheable = true;
+    call site_error_page;
+    return (deliver);
+}
+
+sub vcl_synth {
+    # Varnish's own refusals say what was refused, in plain text.
+    set resp.http.Content-Type = "text/plain; charset=utf-8";
+    set resp.http.Cache-Control = "no-store";
+    if (resp.status == 413) {
+        synthetic("The request's body is larger than this address takes: "
+            + "1 MiB, or 65 MiB under /admin/." + {"
+"});
+    } else {
+        synthetic(resp.reason + {"
+"});
+    }
+    return (deliver);
 }

@@ -77,7 +77,13 @@ class CSVImportMixin(ImportMixin):
                 # joining its chunks one at a time).
                 storage = import_jobs.upload_storage()
                 storage.save(upload.data)
-                return self._start(request, storage.name, upload.name, dry_run=True)
+                return self._start(
+                    request,
+                    storage.name,
+                    upload.name,
+                    dry_run=True,
+                    upload_bytes=len(upload.data),
+                )
         # The form, or its errors.
         return super().import_action(request, **kwargs)
 
@@ -102,7 +108,9 @@ class CSVImportMixin(ImportMixin):
             request, arguments["file_name"], arguments["original_name"], dry_run=False
         )
 
-    def _start(self, request, file_name, original_name, *, dry_run):
+    def _start(self, request, file_name, original_name, *, dry_run, upload_bytes=0):
+        """The dry run's or the import's job; the import reads the upload its
+        dry run sent (its bytes counted once, with the dry run)."""
         job_id = uuid.uuid4()
         info = self.get_model_info()
         return start_job(
@@ -128,6 +136,8 @@ class CSVImportMixin(ImportMixin):
                 args=[job_id],
                 current_app=self.admin_site.name,
             ),
+            upload=import_jobs.upload_storage(file_name).key,
+            upload_bytes=upload_bytes,
         )
 
     def _resource_path(self):

@@ -110,6 +110,8 @@ class UploadImportMixin:
                     args=[job_id],
                     current_app=self.admin_site.name,
                 ),
+                upload=storage.key,
+                upload_bytes=len(upload.data),
             )
         return self._upload_response(request, form=form, title=self.upload_heading)
 

@@ -169,6 +169,7 @@ def running_backup(user):
         state=Job.State.RUNNING,
         created_by=user,
         worker=f"{socket.gethostname()}:{os.getpid()}",
+        lock=BACKUP_JOB,
     )
     job.page = reverse("admin:backup_job", args=[job.pk])
     job.save()
@@ -191,8 +192,8 @@ def test_a_running_backup_shows_its_progress_and_another_waits_for_it(
         assert '<meta http-equiv="refresh" content="2">' in page
     assert "Start a backup" not in listed
     assert [str(message) for message in refused.context["messages"]] == [
-        f"A backup is already running (started {job.created_at:%Y-%m-%d %H:%M} "
-        "UTC): wait for it to finish."
+        "“Backup of the whole record” is already running (started "
+        f"{job.created_at:%Y-%m-%d %H:%M} UTC): wait for it to finish."
     ]
     assert Job.objects.count() == 1
 
@@ -259,3 +260,25 @@ def test_the_jobs_list_links_each_job_to_its_page(admin_client, backup_dir):
     ) in listed
     assert reverse("admin:jobs_job_change", args=[job.pk]) in listed
     assert backup_storage().exists(backups.finished_backups()[0].name)
+
+
+def test_two_backups_cannot_both_start_whatever_their_requests_saw(admin_user):
+    # Both requests looked before either started its job: the database's
+    # constraint, not a check, lets one through.
+    first = running_backup(admin_user)
+
+    with pytest.raises(runner.AlreadyRunning) as refused:
+        runner.enqueue(
+            title="Backup of the whole record",
+            function="tests.imports.test_backup_jobs.never_run",
+            arguments={},
+            user=admin_user,
+            lock=BACKUP_JOB,
+        )
+
+    assert refused.value.running == first
+    assert list(Job.objects.values_list("pk", flat=True)) == [first.pk]
+
+
+def never_run():
+    raise AssertionError("a backup job of this test ran")

@@ -222,7 +222,7 @@ def test_a_killed_worker_leaves_nothing_written_and_its_job_failed(
     assert Document.objects.count() == ROWS
 
 
-def test_a_job_whose_worker_died_on_another_host_is_failed_once_its_heartbeats_stop(
+def test_a_job_whose_worker_died_on_another_host_is_failed_once_its_session_is_gone(
     admin_client, start_worker
 ):
     TopicFactory(slug="optimisation")
@@ -232,7 +232,8 @@ def test_a_job_whose_worker_died_on_another_host_is_failed_once_its_heartbeats_s
     midway(admin_client, job_page)
     job = Job.objects.get(page=job_page)
     horse = int(job.worker.rpartition(":")[2])
-    # As if it ran elsewhere: no process of this host can tell it died.
+    # As if it ran elsewhere: no process of this host can tell it died, but
+    # PostgreSQL tells its session ended (the queue gives it up too).
     Job.objects.filter(pk=job.pk).update(worker="elsewhere.example.org:4242")
 
     kill(worker, horse)

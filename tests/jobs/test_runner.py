@@ -1,7 +1,9 @@
 """Whether a job can still finish, told wherever its worker ran: a job the
 queue gave up (failed, stopped, cancelled) or no longer holds is marked
-failed when its page or the jobs list is looked at; one the queue still
-holds is left to its worker; a job that finished keeps its verdict."""
+failed only once its work can no longer be running (its process is seen
+dead, or it never began); otherwise it is said to have stopped answering,
+since its work horse may still be writing. One the queue still holds is left
+to its worker; a job that finished keeps its verdict."""
 
 import datetime
 import os
@@ -33,12 +35,33 @@ def job_of(user, state=Job.State.RUNNING, **fields):
 
 
 @pytest.mark.parametrize(
-    "status", [JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED]
+    "status", [JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, None]
 )
-def test_a_job_the_queue_gave_up_is_marked_failed(admin_user, on_the_queue, status):
+def test_a_job_the_queue_gave_up_whose_end_is_not_seen_may_still_finish(
+    admin_user, on_the_queue, status
+):
     job = job_of(admin_user)
-    on_the_queue(job, status)
-    assert not job.worker_is_gone()
+    if status is not None:
+        on_the_queue(job, status)
+
+    runner.refresh(job)
+
+    assert (job.state, job.summary, job.finished_at) == (
+        Job.State.RUNNING,
+        runner.STOPPED_ANSWERING,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    "status", [JobStatus.FAILED, JobStatus.STOPPED, JobStatus.STARTED, None]
+)
+def test_a_job_whose_process_is_seen_dead_here_is_marked_failed(
+    admin_user, on_the_queue, status, dead_pid
+):
+    job = job_of(admin_user, worker=f"{socket.gethostname()}:{dead_pid}")
+    if status is not None:
+        on_the_queue(job, status)
 
     runner.refresh(job)
 
@@ -46,8 +69,12 @@ def test_a_job_the_queue_gave_up_is_marked_failed(admin_user, on_the_queue, stat
     assert job.finished_at is not None
 
 
-def test_a_running_job_the_queue_no_longer_holds_is_marked_failed(admin_user):
-    job = job_of(admin_user)
+@pytest.mark.parametrize("status", [JobStatus.FAILED, JobStatus.STOPPED])
+def test_a_queued_job_the_queue_gave_up_is_marked_failed(
+    admin_user, on_the_queue, status
+):
+    job = job_of(admin_user, state=Job.State.QUEUED, worker="")
+    on_the_queue(job, status)
 
     runner.refresh(job)
 
@@ -96,21 +123,28 @@ def test_a_finished_job_keeps_its_verdict(admin_user):
     assert (job.state, job.summary) == (Job.State.FINISHED, "Imported: 3 new.")
 
 
-def test_the_jobs_list_shows_a_job_the_queue_gave_up_as_failed(
-    admin_client, admin_user, on_the_queue
+def test_the_jobs_list_tells_each_job_as_it_is(
+    admin_client, admin_user, on_the_queue, dead_pid
 ):
-    given_up, running = job_of(admin_user), job_of(admin_user)
-    on_the_queue(given_up, JobStatus.FAILED)
+    dead = job_of(admin_user, worker=f"{socket.gethostname()}:{dead_pid}")
+    unanswered, running = job_of(admin_user), job_of(admin_user)
+    on_the_queue(dead, JobStatus.FAILED)
+    on_the_queue(unanswered, JobStatus.FAILED)
     on_the_queue(running, JobStatus.STARTED)
 
-    admin_client.get(reverse("admin:jobs_job_changelist"))
+    page = admin_client.get(reverse("admin:jobs_job_changelist")).content.decode()
 
     assert [
-        job.state
-        for job in Job.objects.filter(pk__in=[given_up.pk, running.pk]).order_by(
-            "created_at"
-        )
-    ] == [Job.State.FAILED, Job.State.RUNNING]
+        (job.state, job.summary)
+        for job in Job.objects.filter(
+            pk__in=[dead.pk, unanswered.pk, running.pk]
+        ).order_by("created_at")
+    ] == [
+        (Job.State.FAILED, runner.GONE),
+        (Job.State.RUNNING, runner.STOPPED_ANSWERING),
+        (Job.State.RUNNING, ""),
+    ]
+    assert "the job may still finish" in page
 
 
 def test_a_job_whose_process_is_seen_running_here_is_left_be_though_the_queue_lost_it(

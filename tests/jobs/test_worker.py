@@ -6,9 +6,10 @@ import logging
 
 import pytest
 from rq import Queue
+from rq.exceptions import StopRequested
 
 from jobs import queue
-from jobs.worker import Worker
+from jobs.worker import Worker, run_chores
 
 # What the chores did, in the worker's own process (jobs run in a fork).
 done = []
@@ -20,6 +21,12 @@ def chore():
 
 def failing_chore():
     raise RuntimeError("The outbox's table is gone")
+
+
+def interrupted_chore():
+    # What RQ raises from its signal handler when a stop is asked for while
+    # the worker is idle.
+    raise StopRequested()
 
 
 def job():
@@ -78,3 +85,15 @@ def test_a_failing_chore_is_logged_and_the_others_still_run(
 
     assert done == ["chore"]
     assert "The chore tests.jobs.test_worker.failing_chore failed" in caplog.text
+
+
+def test_a_stop_asked_for_during_a_chore_stops_the_worker(chores, settings):
+    settings.JOBS_CHORES = [
+        "tests.jobs.test_worker.interrupted_chore",
+        "tests.jobs.test_worker.chore",
+    ]
+
+    with pytest.raises(StopRequested):
+        run_chores()
+
+    assert done == []

@@ -1,12 +1,26 @@
-"""The health endpoint: database, cache and queue, at one query."""
+"""Health: ``/health/`` (the probe's) answers 200 while pages can be served,
+that is while the database answers, and names a failing cache or queue as
+``degraded``; ``/health/ready/`` (the operators') is 200 only while every part
+answers. Under each failure of Redis (unreachable, or accepting and never
+answering) every Redis connection the site makes gives up at its timeouts."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import DatabaseError
 from django.test import override_settings
 
 from anthology import health
+from tests.tools import SilentServer, free_port
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.redis  # The queue is healthy: its Redis answers.
@@ -15,45 +29,130 @@ def test_health_checks_each_part_at_one_query(client, django_assert_num_queries)
         response = client.get("/health/")
 
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "cache": "ok", "queue": "ok"}
+    assert response.json() == {
+        "status": "ok",
+        "database": "ok",
+        "cache": "ok",
+        "queue": "ok",
+    }
     assert "no-store" in response["Cache-Control"]
 
 
-def test_a_queue_that_cannot_be_reached_makes_the_site_unhealthy(client):
-    with override_settings(
-        RQ_QUEUES={"anthology": {"URL": "redis://127.0.0.1:1/0"}},
-        JOBS_QUEUE="anthology",
-    ):
-        response = client.get("/health/")
+@pytest.mark.redis
+def test_readiness_names_every_part(client, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        response = client.get("/health/ready/")
 
-    assert response.status_code == 503
-    assert response.json()["queue"] == "failing: ConnectionError"
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ready",
+        "database": "ok",
+        "cache": "ok",
+        "queue": "ok",
+    }
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_a_queue_that_cannot_be_reached_degrades_the_site_without_failing_it(client):
+    unreachable = f"redis://127.0.0.1:{free_port()}/0"
+    with override_settings(RQ_QUEUES={settings.JOBS_QUEUE: {"URL": unreachable}}):
+        probe = client.get("/health/")
+        ready = client.get("/health/ready/")
+
+    assert probe.status_code == 200
+    assert probe.json()["status"] == "degraded"
+    assert probe.json()["queue"] == "failing: ConnectionError"
+    assert ready.status_code == 503
+    assert ready.json()["status"] == "not ready"
+    assert ready.json()["queue"] == "failing: ConnectionError"
 
 
 @pytest.mark.redis
-def test_a_failing_database_is_named(client, monkeypatch):
+def test_a_failing_database_fails_the_probe(client, monkeypatch):
     def refuse():
         raise DatabaseError("down")
 
     monkeypatch.setitem(health.CHECKS, "database", (refuse, DatabaseError))
 
-    response = client.get("/health/")
+    probe = client.get("/health/")
+    ready = client.get("/health/ready/")
 
-    assert response.status_code == 503
-    assert response.json() == {
+    assert probe.status_code == 503
+    assert probe.json() == {
+        "status": "down",
         "database": "failing: DatabaseError",
         "cache": "ok",
         "queue": "ok",
     }
+    assert ready.status_code == 503
+    assert ready.json()["database"] == "failing: DatabaseError"
 
 
 def test_jobs_run_in_the_web_process_need_no_queue(client):
+    unreachable = f"redis://127.0.0.1:{free_port()}/0"
     with override_settings(
-        JOBS_IN_PROCESS=True,
-        RQ_QUEUES={"anthology": {"URL": "redis://127.0.0.1:1/0"}},
-        JOBS_QUEUE="anthology",
+        JOBS_IN_PROCESS=True, RQ_QUEUES={settings.JOBS_QUEUE: {"URL": unreachable}}
     ):
-        response = client.get("/health/")
+        response = client.get("/health/ready/")
 
-    assert response.status_code == 200
     assert response.json()["queue"] == health.IN_PROCESS
+
+
+PROBE = """
+import json
+from django.test import Client
+answers = {}
+for path in ["/health/", "/health/ready/"]:
+    response = Client().get(path)
+    answers[path] = [response.status_code, response.json()]
+print(json.dumps(answers))
+"""
+
+
+def production_health(redis_url, database):
+    """``/health/`` and ``/health/ready/`` in a process of their own, with the
+    production settings and ``redis_url`` for the cache and the queue; a Redis
+    connection without timeouts would hang it (the guard below fails the test
+    then)."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "anthology.settings",
+        "REDIS_URL": redis_url,
+        "JOBS_REDIS_URL": redis_url,
+        "ALLOWED_HOSTS": "testserver",
+        "DATABASE_URL": f"sqlite:///{database}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup()\n{PROBE}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("failure", "error"),
+    [("unreachable", "ConnectionError"), ("silent", "TimeoutError")],
+)
+def test_under_each_redis_failure_the_probe_is_healthy_and_readiness_names_it(
+    failure, error, tmp_path
+):
+    with SilentServer() as silent:
+        url = (
+            silent.url if failure == "silent" else f"redis://127.0.0.1:{free_port()}/0"
+        )
+        answers = production_health(url, tmp_path / "db.sqlite3")
+
+    failing = f"failing: {error}"
+    assert answers["/health/"] == [
+        200,
+        {"status": "degraded", "database": "ok", "cache": failing, "queue": failing},
+    ]
+    assert answers["/health/ready/"] == [
+        503,
+        {"status": "not ready", "database": "ok", "cache": failing, "queue": failing},
+    ]

@@ -190,7 +190,7 @@ def test_a_server_error_is_logged_as_json_with_its_traceback(
     assert "RuntimeError: the disk is on fire" in logged["exc_info"]
 
 
-@override_settings(PROXY_COUNT=1)
+@override_settings(BEHIND_PROXY=True, PROXY_COUNT=1)
 def test_behind_a_proxy_one_clients_failures_lock_out_only_that_client(client):
     user = UserFactory(editor=True)
     login = reverse("admin:login")
