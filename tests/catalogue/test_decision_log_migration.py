@@ -12,15 +12,26 @@ BEFORE = ("catalogue", "0015_render_stored_decision_markdown")
 AFTER = ("catalogue", "0016_decision_logs")
 
 
-def migrate(target):
+def migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
-    executor.migrate([target])
+    executor.migrate(targets)
+
+
+def migrate_to(target):
+    migrate([target])
     return MigrationExecutor(connection).loader.project_state(target).apps
 
 
+@pytest.fixture(autouse=True)
+def latest_schema_after():
+    """The tests after this one find every migration applied."""
+    yield
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
 def test_existing_decisions_move_into_the_records_own_log_unchanged(client):
-    old = migrate(BEFORE)
+    old = migrate_to(BEFORE)
     Record = old.get_model("catalogue", "DecisionRecord")
     Reference = old.get_model("catalogue", "Reference")
     first = Record.objects.create(
@@ -35,7 +46,7 @@ def test_existing_decisions_move_into_the_records_own_log_unchanged(client):
     )
     Reference.objects.create(decision_id=first.pk, prefix="ADR", number=59)
 
-    new = migrate(AFTER)
+    new = migrate_to(AFTER)
 
     Log = new.get_model("catalogue", "DecisionLog")
     own = Log.objects.get()

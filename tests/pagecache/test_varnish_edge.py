@@ -122,6 +122,8 @@ def edge(static_root, tmp_path):
         "JOBS_QUEUE": prefix,
         "DEBUG": "0",
         "HTTPS": "1",
+        # A site served over HTTPS names its https origin as its canonical one.
+        "SITE_URL": "https://anthology.test",
         "BEHIND_PROXY": "1",
         "ALLOWED_HOSTS": "127.0.0.1",
         "STATIC_ROOT": str(static_root),
@@ -194,7 +196,7 @@ def test_a_plain_request_never_gets_the_https_copy_whatever_it_claims(edge):
     assert forged == 301
     assert forged_headers["Location"].startswith("https://")
     assert served == 200
-    assert "Sitemap: https://" in robots
+    assert "Sitemap: https://anthology.test/sitemap.xml" in robots
     assert (again, again_headers["X-Cache"]) == (200, "HIT")
     assert plain == 301
     assert plain_headers["Location"].startswith("https://")
