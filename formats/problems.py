@@ -19,7 +19,8 @@ class Problem:
     file: str = ""
 
     def __str__(self):
-        places = [self.file, f"line {self.line}", self.column]
+        line = f"line {self.line}" if self.line else ""
+        places = [self.file, line, self.column]
         return f"{', '.join(place for place in places if place)}: {self.message}"
 
 

@@ -177,7 +177,7 @@ def test_a_number_used_twice_imports_both_files_at_stable_addresses(tmp_path, cl
         "/decisions/ci/ADR-064/2/",
     ]
     assert (
-        "0064-use-the-runner-images.md, line 0: number 64 is also "
+        "0064-use-the-runner-images.md: number 64 is also "
         "0064-pipeline-cache-type-key.md's: a record of its own, the number's second"
     ) in report
     assert "4 created" in report
@@ -335,7 +335,7 @@ def test_a_folder_without_a_decision_file_is_refused_naming_what_was_looked_for(
 
     assert message.splitlines() == [
         f"Nothing was imported from {folder}:",
-        "adr, line 0: holds no decision file: looked for NNNN-title.md "
+        "adr: holds no decision file: looked for NNNN-title.md "
         "(0001-use-markdown.md), adr-NNN-title.md or ADR-NNN-title.md "
         "(adr-001-use-adrs.md), or YYYYMMDD-title.md (20200925-use-prettier.md)",
     ]

@@ -159,7 +159,7 @@ def test_a_file_an_editor_changed_since_comes_back_as_a_pending_revision(
         "3 unchanged, 1 held as pending revisions."
     )
     assert (
-        "0001-use-postgresql.md, line 0: ADR-001 was changed by an editor since it "
+        "0001-use-postgresql.md: ADR-001 was changed by an editor since it "
         "was last imported: kept as they left it; the file's change is held as its "
         "pending revision, for a publisher to publish or discard"
     ) in report

@@ -445,8 +445,8 @@ def test_templates_and_indexes_are_left_out_by_name_and_shape(tmp_path):
     report = run(write_folder(tmp_path, files))
 
     assert sorted(DecisionRecord.objects.values_list("number", flat=True)) == [1, 2]
-    assert "notes.md, line 0: left out: not named NNNN-title.md" in report
-    assert "0099-template.md, line 0: left out: a template or an index" in report
+    assert "notes.md: left out: not named NNNN-title.md" in report
+    assert "0099-template.md: left out: a template or an index" in report
 
 
 def test_a_utf8_byte_order_mark_is_read_as_nothing(tmp_path):
@@ -509,7 +509,7 @@ def test_structural_problems_refuse_the_folder_each_named_once(tmp_path):
         "0006-no-title.md, line 1: no title line (# Title)",
         "0007-latin-1.md, line 3: is not UTF-8 (byte 0xe9); save it as UTF-8",
         "0008-a-picture.md, line 3: is not text (it holds a NUL byte)",
-        "0009-gone.md, line 0: cannot be read: No such file or directory",
+        "0009-gone.md: cannot be read: No such file or directory",
     ]
 
 
@@ -562,7 +562,7 @@ def test_an_editors_later_change_is_kept_when_the_file_changed_too(tmp_path):
     assert held.title == "Record architecture decisions"
     assert "0 created, 0 updated, 3 unchanged, 1 held as pending revisions." in (report)
     assert (
-        "0001-record-architecture-decisions.md, line 0: ADR-001 was changed by an "
+        "0001-record-architecture-decisions.md: ADR-001 was changed by an "
         "editor since it was last imported" in report
     )
     assert "1 held" not in run(folder)  # Seen once, held once.

@@ -37,16 +37,16 @@ NUL = "holds a NUL character (U+0000), which no text of the record may hold; rem
     [
         (
             f"# Big\n\n{OVER_BODY}\n",
-            f"0001-big.md, line 0: body: {too_long(BODY_MAX_CHARACTERS)}",
+            f"0001-big.md: body: {too_long(BODY_MAX_CHARACTERS)}",
         ),
         # YAML writes a NUL as "\0" in a double-quoted string.
         (
             '---\nstatus: "Approved\\0"\n---\n# Nul\n',
-            f"0001-big.md, line 0: status_text: {NUL}",
+            f"0001-big.md: status_text: {NUL}",
         ),
         (
             '---\ndeciders: ["Ann\\0"]\n---\n# Nul\n',
-            f"0001-big.md, line 0: metadata: {NUL}",
+            f"0001-big.md: metadata: {NUL}",
         ),
     ],
     ids=["body over the limit", "NUL in the status", "NUL in other front matter"],
