@@ -3,7 +3,8 @@
 An archive is what zipping a folder gives, or GitHub's "Download ZIP" of a
 repository: the decisions may sit at its top, in one top-level directory or
 deeper (``project-main/docs/adr/``). The folder imported is the directory
-holding decision files (``.md`` files named as decisions, ``0001-title.md``
+holding decision files (``.md`` files named as decisions, ``0001-title.md``,
+``adr-001-title.md``,
 or ``20200925-title.md``); where directories inside it hold some too
 (``docs/adr/archive/``), it is the outermost, read as ``import_decisions``
 reads a folder (its own files; its subfolders for the images its files
@@ -32,7 +33,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
-from formats.madr import name_parts
+from formats.madr import DECISION_NAMES, name_parts
 
 READABLE = {
     zipfile.ZIP_STORED: "stored",
@@ -158,7 +159,7 @@ def _decision_folder(name, paths):
     if not holding:
         raise refuse(
             f"{name} holds no decision files: no .md file in it is named as a "
-            "decision (0001-title.md, or by date: 20200925-title.md).",
+            f"decision ({DECISION_NAMES}).",
             "no_decisions",
         )
     outermost = sorted(

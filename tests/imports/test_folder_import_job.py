@@ -297,7 +297,9 @@ def adr_zip(**extra):
             "notes.zip",
             zipped({"README.md": "# Notes\n", "notes/today.md": "Text.\n"}),
             "notes.zip holds no decision files: no .md file in it is named as a "
-            "decision (0001-title.md, or by date: 20200925-title.md).",
+            "decision (NNNN-title.md (0001-use-markdown.md), adr-NNN-title.md or "
+            "ADR-NNN-title.md (adr-001-use-adrs.md), or YYYYMMDD-title.md "
+            "(20200925-use-prettier.md)).",
         ),
         (
             "two.zip",
