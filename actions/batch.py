@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 
 from auditlog.cid import get_cid
 from auditlog.context import disable_auditlog
-from auditlog.diff import model_instance_diff
+from auditlog.diff import get_field_value, is_primitive, model_instance_diff
 from auditlog.models import LogEntry
+from auditlog.registry import auditlog
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import DateTimeField, JSONField, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
 from actions import pages
@@ -251,12 +253,7 @@ class DocumentWriter:
             self.log_entry(
                 write.document,
                 action,
-                model_instance_diff(
-                    write.before,
-                    write.document,
-                    fields_to_check=AUDITED_FIELDS,
-                    use_json_for_changes=True,
-                ),
+                audit_diff(write.before, write.document, AUDITED_FIELDS),
             )
             for write in writes
         ]
@@ -329,7 +326,7 @@ class DocumentWriter:
             self.log_entry(
                 version,
                 LogEntry.Action.CREATE,
-                model_instance_diff(None, version, use_json_for_changes=True),
+                audit_diff(None, version),
             )
             for version in versions
         ]
@@ -397,3 +394,82 @@ def _tag_change(operation, tags):
             "objects": sorted(str(tag) for tag in tags),
         }
     }
+
+
+def audit_diff(old, new, fields_to_check=None):
+    """What auditlog's ``model_instance_diff(old, new, fields_to_check,
+    use_json_for_changes=True)`` gives, with the fields it compares found
+    once a model rather than once an instance, and each value read as
+    ``get_field_value`` reads it: a bulk write logs thousands of rows."""
+    model = type(new)
+    compared = _compared_fields(model, tuple(fields_to_check or ()))
+    if compared is None:
+        return model_instance_diff(
+            old, new, fields_to_check=fields_to_check, use_json_for_changes=True
+        )
+    diff = {}
+    for compared_field, read, default in compared:
+        before = default(compared_field) if old is None else read(old, compared_field)
+        after = read(new, compared_field)
+        if before != after:
+            diff[compared_field.name] = (
+                before if is_primitive(before) else smart_str(before),
+                after if is_primitive(after) else smart_str(after),
+            )
+    return diff or None
+
+
+_COMPARED = {}
+
+
+def _compared_fields(model, fields_to_check):
+    """``[(field, read, default)]`` as model_instance_diff compares them for
+    a new instance of ``model``; None where it masks a field."""
+    key = (model, fields_to_check)
+    if key not in _COMPARED:
+        from auditlog.diff import get_fields_in_model
+
+        registered = auditlog.get_model_fields(model)
+        if registered["mask_fields"]:
+            _COMPARED[key] = None
+            return None
+        fields = set(get_fields_in_model(model()))
+        if fields_to_check:
+            fields = {
+                field
+                for field in fields
+                if (field.name in fields_to_check)
+                or (field.many_to_one and field.attname in fields_to_check)
+            }
+        if registered["include_fields"]:
+            fields = [f for f in fields if f.name in registered["include_fields"]]
+        if registered["exclude_fields"]:
+            fields = [f for f in fields if f.name not in registered["exclude_fields"]]
+        _COMPARED[key] = [(field, *_reader(field)) for field in fields]
+    return _COMPARED[key]
+
+
+def _reader(field):
+    """How ``get_field_value`` reads ``field`` (JSON changes), as a function of
+    (instance, field), and its value for no instance."""
+    if isinstance(field, DateTimeField | JSONField) or not field.concrete:
+        read = _exact
+    elif field.many_to_one or field.one_to_one:
+        attname = field.attname
+
+        def read(instance, field):
+            return smart_str(getattr(instance, attname), strings_only=True)
+    else:
+        name = field.name
+
+        def read(instance, field):
+            return getattr(instance, name)
+
+    no_value = get_field_value(None, field, True)
+    if field.concrete and field.has_default() and callable(field.default):
+        return read, lambda field: get_field_value(None, field, True)
+    return read, lambda field: no_value
+
+
+def _exact(instance, field):
+    return get_field_value(instance, field, True)

@@ -24,9 +24,30 @@ tables a bulk write changed (``bulk_change`` calls it on every one).
 """
 
 import itertools
+import operator
 import time
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db.models import Field
+
+# The fields whose values need no conversion on their way to the database
+# (those an instance holds are already of the column's type).
+PLAIN_PREPARATION = {
+    kind.get_prep_value
+    for kind in [
+        models.Field,
+        models.CharField,
+        models.TextField,
+        models.IntegerField,
+        models.PositiveIntegerField,
+        models.PositiveSmallIntegerField,
+        models.SmallIntegerField,
+        models.BigIntegerField,
+        models.BooleanField,
+        models.AutoField,
+        models.BigAutoField,
+    ]
+}
 
 # Temporary tables are named apart within a session.
 _staged_tables = itertools.count()
@@ -35,6 +56,47 @@ _staged_tables = itertools.count()
 def _columns(model):
     """The model's concrete fields, as an INSERT writes them."""
     return [field for field in model._meta.concrete_fields if not field.generated]
+
+
+def _plain(field):
+    """Whether the field's value goes to the database as the instance holds
+    it: no conversion of its own, nothing stamped on save; a key to a row
+    with a whole-number key. (The others are converted as ``bulk_create``
+    converts them.)"""
+    if field.many_to_one:
+        return isinstance(field.target_field, models.AutoField | models.BigAutoField)
+    kind = type(field)
+    return (
+        not field.is_relation
+        and kind.pre_save is Field.pre_save
+        and kind.get_db_prep_save is Field.get_db_prep_save
+        and kind.get_db_prep_value
+        in {Field.get_db_prep_value, models.IntegerField.get_db_prep_value}
+        and kind.get_prep_value in PLAIN_PREPARATION
+    )
+
+
+def _row_values(model, *, add):
+    """A function giving an instance's values for its columns, as an INSERT
+    (``add``) writes them, or as an UPDATE does."""
+    db = connections[DEFAULT_DB_ALIAS]
+    getters = []
+    for field in _columns(model):
+        if _plain(field):
+            getters.append(operator.attrgetter(field.attname))
+        elif add:
+            getters.append(
+                lambda instance, field=field: field.get_db_prep_save(
+                    field.pre_save(instance, True), db
+                )
+            )
+        else:
+            getters.append(
+                lambda instance, field=field: field.get_db_prep_save(
+                    getattr(instance, field.attname), db
+                )
+            )
+    return lambda instance: [get(instance) for get in getters]
 
 
 def _quoted(name):
@@ -84,15 +146,8 @@ class Staging:
             )
             for instance, (value,) in zip(instances, cursor.fetchall(), strict=True):
                 setattr(instance, pk.attname, value)
-        columns = _columns(model)
-        rows = (
-            [
-                field.get_db_prep_save(field.pre_save(instance, True), connection)
-                for field in columns
-            ]
-            for instance in instances
-        )
-        self._copy(model, None, columns, rows)
+        row = _row_values(model, add=True)
+        self._copy(model, None, _columns(model), map(row, instances))
         for instance in instances:
             instance._state.adding = False
             instance._state.db = connection.alias
