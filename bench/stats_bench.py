@@ -121,8 +121,9 @@ def main():
 
     with override_settings(PAGE_CACHE=False, DEBUG=False):
         sql = page_and_its_sql(client, statistics)
-        dsn = "host=127.0.0.1 user=postgres dbname=" + (
-            os.environ["DATABASE_URL"].rsplit("/", 1)[1]
+        dsn = (
+            "host=127.0.0.1 user=postgres dbname="
+            + (os.environ["DATABASE_URL"].rsplit("/", 1)[1])
         )
         with psycopg.connect(dsn) as raw:
 
@@ -152,7 +153,8 @@ def main():
         f"| statistics page, uncached ({len(sql)} queries) | {page * 1000:,.1f} ms |",
         f"| the same SQL through psycopg, nothing drawn | {queries * 1000:,.1f} ms |",
         f"| a topic page ({topic.name}), uncached | {topic_time * 1000:,.1f} ms |",
-        f"| that topic's chart alone (its query, drawn) | {chart_time * 1000:,.1f} ms |",
+        f"| that topic's chart alone (its query, drawn) | {chart_time * 1000:,.1f} ms "
+        "|",
         "",
         "| ratio (lower is better) | value |",
         "|---|---:|",

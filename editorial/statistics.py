@@ -22,15 +22,19 @@ from django.utils.safestring import mark_safe
 
 from catalogue.models import Document, DocumentNotice, DocumentVersion, Revision
 from catalogue.models.choices import DocumentStatus, RevisionStatus
-from editorial.admin.csv_import import IMPORT_JOB
-from editorial.admin.folder_import import FOLDER_JOB
-from editorial.admin.page_import import PAGE_JOB
 from jobs.models import Job
 from public import charts
 from public.statistics import Figure
 
 WEEKS = 26
-IMPORT_JOBS = [IMPORT_JOB, PAGE_JOB, FOLDER_JOB]
+# The imports' job functions (the admin's IMPORT_JOB, PAGE_JOB, FOLDER_JOB),
+# named here as the backups' is: the admin site is built before its
+# ModelAdmins may be imported.
+IMPORT_JOBS = [
+    "imports.job_functions.import_csv",
+    "imports.job_functions.import_page",
+    "imports.job_functions.import_decision_folder",
+]
 # The imports chart names this many people, the busiest, one by one.
 NAMED_IMPORTERS = 6
 # Whoever may read the audit trail may read what it adds up to.
@@ -76,7 +80,9 @@ def _status_moves(document_ids=None, since=None):
         entries = entries.filter(object_id__in=document_ids)
     if since is not None:
         entries = entries.filter(timestamp__gte=since)
-    rows = entries.order_by("timestamp").values_list("object_id", "timestamp", "changes")
+    rows = entries.order_by("timestamp").values_list(
+        "object_id", "timestamp", "changes"
+    )
     return [
         (object_id, when, *[str(value) for value in changes["status"]])
         for object_id, when, changes in rows
@@ -89,8 +95,9 @@ def submission_waits(starts):
     published straight from its draft), and each revision published that
     week waited since it was held."""
     first = list(
-        DocumentVersion.objects.filter(number=1, published_at__gte=starts[0])
-        .values_list("document_id", "published_at", "document__created_at")
+        DocumentVersion.objects.filter(
+            number=1, published_at__gte=starts[0]
+        ).values_list("document_id", "published_at", "document__created_at")
     )
     submitted = {}
     for document_id, when, _old, new in _status_moves([row[0] for row in first]):
@@ -98,7 +105,9 @@ def submission_waits(starts):
             submitted.setdefault(document_id, []).append(when)
     documents = [[] for _ in starts]
     for document_id, published_at, created_at in first:
-        earlier = [when for when in submitted.get(document_id, []) if when <= published_at]
+        earlier = [
+            when for when in submitted.get(document_id, []) if when <= published_at
+        ]
         since = max(earlier) if earlier else created_at
         documents[_week_of(published_at, starts)].append(_days(published_at - since))
     revisions = [[] for _ in starts]
@@ -114,7 +123,7 @@ def submission_waits(starts):
 def throughput_figure(starts):
     documents, revisions = submission_waits(starts)
     rows = []
-    for start, firsts, edits in zip(starts, documents, revisions):
+    for start, firsts, edits in zip(starts, documents, revisions, strict=True):
         both = firsts + edits
         rows.append(
             [
@@ -149,9 +158,7 @@ def throughput_figure(starts):
 
 def _draw(draw, data, slug, title, **options):
     # The chart module escapes every text it writes.
-    return mark_safe(  # noqa: S308
-        draw(data, title=title, title_id=f"chart-{slug}", **options)
-    )
+    return mark_safe(draw(data, title=title, title_id=f"chart-{slug}", **options))
 
 
 def revisions_figure(starts):
@@ -177,14 +184,26 @@ def revisions_figure(starts):
         kind=DocumentNotice.Kind.WITHDRAWN, at__gte=starts[0]
     ).values_list("at"):
         counts[_week_of(at, starts)][3] += 1
-    series = ["Revisions held", "Revisions published", "Revisions discarded", "Withdrawals"]
-    columns = [(_label(start), values) for start, values in zip(starts, counts)]
+    series = [
+        "Revisions held",
+        "Revisions published",
+        "Revisions discarded",
+        "Withdrawals",
+    ]
+    columns = [
+        (_label(start), values) for start, values in zip(starts, counts, strict=True)
+    ]
     title = "Revisions held and published, and withdrawals, per week"
     return Figure(
         slug="revisions",
         title=title,
         svg=_draw(
-            charts.stacked_columns, columns, "revisions", title, series=series, grouped=True
+            charts.stacked_columns,
+            columns,
+            "revisions",
+            title,
+            series=series,
+            grouped=True,
         ),
         headers=["Week of", *series],
         rows=[[label, *values] for label, values in columns],
@@ -236,14 +255,20 @@ def queues_figure(starts, now):
     pending = _queue_sizes(starts, now, pending_now, revision_moves)
     series = ["Documents in review", "Revisions held"]
     columns = [
-        (_label(start), [a, b]) for start, a, b in zip(starts, in_review, pending)
+        (_label(start), [a, b])
+        for start, a, b in zip(starts, in_review, pending, strict=True)
     ]
     title = "The queues at the end of each week"
     return Figure(
         slug="queues",
         title=title,
         svg=_draw(
-            charts.stacked_columns, columns, "queues", title, series=series, grouped=True
+            charts.stacked_columns,
+            columns,
+            "queues",
+            title,
+            series=series,
+            grouped=True,
         ),
         headers=["Week of", *series],
         rows=[[label, *values] for label, values in columns],
@@ -270,7 +295,9 @@ def imports_figure(starts):
         name = username or "(account removed)"
         column = named.index(name) if name in named else len(named)
         counts[_week_of(at, starts)][column] += 1
-    columns = [(_label(start), values) for start, values in zip(starts, counts)]
+    columns = [
+        (_label(start), values) for start, values in zip(starts, counts, strict=True)
+    ]
     title = "Imports per week, by who started them"
     return Figure(
         slug="imports",

@@ -133,9 +133,7 @@ def _column_labels(labels, *, left, step, bottom):
     return parts
 
 
-def stacked_columns(
-    columns, *, series, title, title_id, height=300, grouped=False
-):
+def stacked_columns(columns, *, series, title, title_id, height=300, grouped=False):
     """Vertical columns, each a stack of its series' values, with a key.
 
     ``columns``: ``[(label, [value per series])]``; ``series``: the series'

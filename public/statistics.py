@@ -46,14 +46,16 @@ class Figure:
     def table_rows(self):
         """``(first cell, its link, other cells)`` for the template."""
         links = self.links or [""] * len(self.rows)
-        return [(row[0], link, row[1:]) for row, link in zip(self.rows, links)]
+        return [
+            (row[0], link, row[1:]) for row, link in zip(self.rows, links, strict=True)
+        ]
 
 
 def _figure(slug, title, draw, **figure):
     return Figure(
         slug=slug,
         title=title,
-        svg=mark_safe(draw(title=title, title_id=f"chart-{slug}")),  # noqa: S308
+        svg=mark_safe(draw(title=title, title_id=f"chart-{slug}")),
         **figure,
     )
 
@@ -87,7 +89,9 @@ def topic_figure(topics, counts):
         for topic in topics
     ]
     if per_topic.get(None):
-        bars.append(charts.Bar("Unfiled", per_topic[None], reverse("catalogue:unfiled")))
+        bars.append(
+            charts.Bar("Unfiled", per_topic[None], reverse("catalogue:unfiled"))
+        )
     return _figure(
         "topics",
         "Documents per topic",
@@ -185,9 +189,7 @@ def referenced_figure():
         registry__prefix=OuterRef("prefix"), number=OuterRef("number")
     )
     named = list(
-        Reference.objects.filter(
-            log__isnull=True, document__status__in=PUBLIC_STATUSES
-        )
+        Reference.objects.filter(log__isnull=True, document__status__in=PUBLIC_STATUSES)
         .filter(Exists(public_named))
         .values_list("prefix", "number")
         .annotate(n=Count("document", distinct=True))

@@ -27,10 +27,10 @@ from catalogue.models import (
 )
 from catalogue.references import resolve
 from public import search
-from public.statistics import statistics_figures, topic_year_figure
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
 from public.rows import TableRow, document_rows, row_values
+from public.statistics import statistics_figures, topic_year_figure
 from public.versions import version_comparison
 
 # A topic page shows all its rows on one page, as the record always has;

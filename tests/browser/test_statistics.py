@@ -23,7 +23,11 @@ def pictured_record(imported_seed, editorial_groups):
     evaluation = TopicFactory(name="Evaluation", slug="evaluation")
     for number, year in [(901, 2019), (902, 2021)]:
         DocumentFactory(
-            registry=registry, number=number, topic=evaluation, year=year, published=True
+            registry=registry,
+            number=number,
+            topic=evaluation,
+            year=year,
+            published=True,
         )
     editor = UserFactory(editor=True, username="ada")
     publisher = UserFactory(publisher=True, username="grace")
