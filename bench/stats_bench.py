@@ -119,7 +119,16 @@ def main():
     statistics, topic_page = "/statistics/", topic.get_absolute_url()
     public = Document.objects.public().count()
 
-    with override_settings(PAGE_CACHE=False, DEBUG=False):
+    from django.conf import settings
+
+    # Static addresses without the collected manifest: nothing is collected.
+    storages = {
+        **settings.STORAGES,
+        "staticfiles": {
+            "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        },
+    }
+    with override_settings(PAGE_CACHE=False, DEBUG=False, STORAGES=storages):
         sql = page_and_its_sql(client, statistics)
         dsn = (
             "host=127.0.0.1 user=postgres dbname="

@@ -44,10 +44,12 @@ class Figure:
 
     @property
     def table_rows(self):
-        """``(first cell, its link, other cells)`` for the template."""
+        """``(first cell, its link, other cells)`` for the template, each cell
+        as text already: a figure is printed as it is, never localised."""
         links = self.links or [""] * len(self.rows)
         return [
-            (row[0], link, row[1:]) for row, link in zip(self.rows, links, strict=True)
+            (str(row[0]), link, [str(cell) for cell in row[1:]])
+            for row, link in zip(self.rows, links, strict=True)
         ]
 
 

@@ -33,7 +33,7 @@ POLICY = {
 def directives(header):
     """A policy header as {directive: sources}: its order is not its meaning."""
     pairs = (part.strip().split(" ", 1) for part in header.split(";"))
-    return {name: sources for name, sources in pairs}
+    return dict(pairs)
 
 
 def numbers(client, path, slug):
