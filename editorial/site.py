@@ -1,5 +1,6 @@
 """The admin site, as editors meet it: branded, the record's models first, a
-desk of queues for a front page, and backups for superusers."""
+desk of queues for a front page, the desk's statistics, and backups for
+superusers."""
 
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -9,6 +10,7 @@ from django.core.exceptions import ValidationError
 from editorial import desk
 from editorial.backups import BackupsAdminMixin
 from editorial.roles import is_editorial
+from editorial.statistics import StatisticsAdminMixin
 
 
 class EditorialLoginForm(AdminAuthenticationForm):
@@ -24,7 +26,7 @@ class EditorialLoginForm(AdminAuthenticationForm):
             )
 
 
-class AnthologyAdminSite(BackupsAdminMixin, admin.AdminSite):
+class AnthologyAdminSite(StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSite):
     site_header = "Anthology"
     site_title = "Anthology"
     index_title = "Editors' desk"

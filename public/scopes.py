@@ -11,8 +11,8 @@ registries, topics, imports):
 
 - ``listing``: what every document list shows besides its rows (registry
   totals and the public tags offered as filters);
-- ``lists``: the full index, unfiled, registries, tags, feeds, sitemaps and
-  search;
+- ``lists``: the full index, unfiled, registries, tags, feeds, sitemaps,
+  search and the statistics;
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
@@ -40,6 +40,9 @@ def document_scope(identifier):
 PAGES = {
     "catalogue:index": lambda kw: [LISTS],
     "catalogue:search": lambda kw: [LISTS],
+    # Every change to a public document expires the lists, and with them the
+    # statistics; a topic's renaming expires everything.
+    "catalogue:statistics": lambda kw: [LISTS],
     "catalogue:unfiled": lambda kw: [LISTS, LISTING],
     "catalogue:registry-list": lambda kw: [LISTS],
     "catalogue:registry-detail": lambda kw: [LISTS, LISTING],
@@ -103,7 +106,7 @@ def page_scopes(match):
 SCOPE_PATHS = {
     EVERYTHING: ["/*"],
     LISTS: [
-        *("/", "/search/*", "/feed/*", "/sitemap*"),
+        *("/", "/search/*", "/statistics/*", "/feed/*", "/sitemap*"),
         *("/registries/*", "/tags/*", "/unfiled/*"),
     ],
     LISTING: ["/topics/*", "/unfiled/*", "/registries/*", "/tags/*"],

@@ -10,6 +10,7 @@ app_name = "catalogue"
 site = [
     path("", views.IndexView.as_view(), name="index"),
     path("search/", views.search_view, name="search"),
+    path("statistics/", views.StatisticsView.as_view(), name="statistics"),
     path(
         "search/cite.<citation_format:fmt>",
         views.search_citation,

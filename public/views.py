@@ -30,6 +30,7 @@ from public import search
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
 from public.rows import TableRow, document_rows, row_values
+from public.statistics import statistics_figures, topic_year_figure
 from public.versions import version_comparison
 
 # A topic page shows all its rows on one page, as the record always has;
@@ -59,6 +60,20 @@ class IndexView(TemplateView):
             unfiled_counts=sorted(counts.get(None, {}).items()),
             **kwargs,
         )
+
+
+class StatisticsView(TemplateView):
+    """The record at a glance: public documents per topic, per year and
+    topic, by status, as the record grew, and the most referenced.
+
+    Template: ``catalogue/statistics.html``. Context: ``figures`` (each a
+    ``statistics.Figure``: a chart and its numbers as a table).
+    """
+
+    template_name = "catalogue/statistics.html"
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(figures=statistics_figures(), **kwargs)
 
 
 class DocumentListView(ListView):
@@ -159,7 +174,11 @@ class TopicDetailView(FiledListView):
         preface = Preface.objects.first()
         if preface:
             context["references"] |= resolve([preface.text])
-        context.update(topic=self.topic, preface=preface)
+        context.update(
+            topic=self.topic,
+            preface=preface,
+            year_chart=topic_year_figure(self.topic),
+        )
         return context
 
 

@@ -136,6 +136,7 @@ admin:jobs_job_change                         403 403 200 200
 admin:jobs_job_history                        302 302 200 200
 admin:jobs_job_delete                         403 403 403 403
 admin:backups                                 403 403 403 200
+admin:statistics                              403 200 200 200
 admin:backup_job                              403 403 403 200
 admin:backup_download                         403 403 403 200
 catalogue:export-documents                    403 200 200 200

@@ -76,13 +76,17 @@ def public_pages():
     """(name, path, queries) for every public page type."""
     return [
         ("full index", reverse("catalogue:index"), 4),
-        ("topic", reverse("catalogue:topic-detail", args=["busy"]), 10),
+        # And the topic's documents per year, for its chart.
+        ("topic", reverse("catalogue:topic-detail", args=["busy"]), 11),
         ("unfiled", reverse("catalogue:unfiled"), 7),
         ("registries", reverse("catalogue:registry-list"), 1),
         ("registry", reverse("catalogue:registry-detail", args=["LIT"]), 7),
         ("tag", reverse("catalogue:tag-detail", args=["tag-1"]), 7),
         ("tags", reverse("catalogue:tag-list"), 1),
-        ("filtered topic", "/topics/busy/?year_from=2000", 10),
+        # Topics; public documents by topic, year and status; first
+        # publications by month; the most named, and their titles.
+        ("statistics", reverse("catalogue:statistics"), 5),
+        ("filtered topic", "/topics/busy/?year_from=2000", 11),
         ("filtered registry", "/registries/LIT/?year_from=2000", 8),
         ("document", "/LIT-001/", 8),
         ("version", "/LIT-002/v2/", 8),

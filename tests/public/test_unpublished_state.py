@@ -32,6 +32,7 @@ LEFT_OUT = ("/admin/", "/export/", "/static/")
 # Where readers start: the index, the sitemap and a search or two.
 STARTS = [
     "/",
+    "/statistics/",
     "/sitemap.xml",
     "/search/?q=memory",
     "/search/?q=DRAFT-001",
