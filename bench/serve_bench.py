@@ -21,12 +21,15 @@ as a ratio of two timings taken in this one run:
 - queries per page type at 50 documents and at all.
 
 Gunicorn listens on 127.0.0.1:8036, Redis DB 7 under a prefix of this run's.
-The figures go to bench/results/serving.md.
+The figures go to bench/results/serving.md; with ``--json PATH`` (as `make
+bench` runs it) the ratios go to PATH instead, each as ours against its
+baseline, lower being better (requests per second turned into times).
 """
 
 import argparse
 import html
 import http.client
+import json
 import os
 import platform
 import statistics
@@ -40,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "serving.md"
-PORT = 8036
+PORT = int(os.environ.get("BENCH_SERVE_PORT", "8036"))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_serve"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 PREFIX = f"anthology-bench-{uuid.uuid4().hex[:8]}"
@@ -403,7 +406,9 @@ def explain(query):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--documents", type=int, default=100_000)
-    n = parser.parse_args().documents
+    parser.add_argument("--json", help="write the ratios to this file instead")
+    args = parser.parse_args()
+    n = args.documents
     tenth = max(n // 10, 1000)
     ensure_database()
     call_command("collectstatic", interactive=False, verbosity=0)
@@ -493,7 +498,22 @@ def main():
         for query, small, big in zip(SEARCHES, matches_small, matches_big, strict=True)
     )
     notes = [f"Matches of each search at {tenth:,} → {n:,} documents: {searched}."]
-    report(n, figures, plan, notes)
+    ratios = {
+        "topic page uncached / plain psycopg": django_time / plain_time,
+        "cached page / static file of its bytes": 1 / cached[2],
+        "304 answer / full uncached render": 1 / not_modified[2],
+        "search indexed / computed at query time": median_indexed / median_computed,
+        "search page p95, all / a tenth": p95(page_big) / p95(page_small),
+        "search query p95, all / a tenth": p95(search_big) / p95(search_small),
+        "admin document list, all / 1,000": admin_big / admin_small,
+        **{
+            f"queries: {name}, all / 50": big_counts[name] / small_counts[name]
+            for name in small_counts
+        },
+    }
+    report(n, figures, plan, notes, write=not args.json)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"ratios": ratios}, indent=2))
     cleanup_redis()
 
 
@@ -506,7 +526,7 @@ def cleanup_redis():
         client.delete(*keys)
 
 
-def report(n, figures, plan, notes):
+def report(n, figures, plan, notes, write=True):
     machine = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, PostgreSQL "
@@ -535,7 +555,8 @@ def report(n, figures, plan, notes):
     ]
     text = "\n".join(lines)
     print(text)
-    RESULTS.write_text(text, encoding="utf-8")
+    if write:
+        RESULTS.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
