@@ -87,7 +87,7 @@ class Benchmark:
 # Redis, holds 64 clients for a minute a phase, and reports failures and
 # latencies under faults, not ratios against a baseline.
 BENCHMARKS = [
-    Benchmark("render", "bench/render_bench.py", None, ("--repeat", "3")),
+    Benchmark("render", "bench/render_bench.py", None, ("--repeat", "2")),
     Benchmark(
         "export",
         "bench/export_bench.py",

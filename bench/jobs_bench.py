@@ -243,7 +243,7 @@ def write_csv(path, rows, changed, unchanged, seed):
     with open(path, "wb") as out:
         out.write(exports.csv_line(exports.DOCUMENT_COLUMNS).encode())
         for line, written in everything:
-            cells = [line[column] for column in exports.DOCUMENT_COLUMNS]
+            cells = [line.get(column, "") for column in exports.DOCUMENT_COLUMNS]
             if written:
                 cells = [exports.restore(cell) for cell in cells]
             out.write(exports.csv_line(cells).encode())

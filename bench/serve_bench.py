@@ -40,6 +40,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "serving.md"
@@ -74,6 +75,7 @@ from catalogue.citations import Citation, join_summary  # noqa: E402
 from catalogue.models import Document  # noqa: E402
 from catalogue.references import Target, find_names  # noqa: E402
 from public.links import link_names  # noqa: E402
+from public.structured import coins  # noqa: E402
 
 SEARCHES = ["gradient compression", "sparse attention", "federated robust"]
 SEARCHES += ["pipeline parallelism", "memory checkpointing", "quantised inference"]
@@ -181,16 +183,22 @@ def plain_rows(conn, topic_id):
             label, f"/{label}/", status, LABELS[status], version, after
         )
     out = []
-    for (prefix, number, version, status, title, *_), text in zip(
+    for (prefix, number, version, status, title, *cited), text in zip(
         rows, texts, strict=True
     ):
         identifier = f"{prefix}-{number:03d}"
         label = f"{identifier} v{version}" if version > 1 else identifier
+        row = SimpleNamespace(title=title, citation=Citation(*cited[:4]))
+        usual = status == "active"
         out.append(
-            f'<tr>\n      <td class="label"><a href="/{identifier}/">{e(label)}</a>'
-            f'</td>\n      <td class="title">{e(title)}</td>\n'
+            ("<tr>\n" if usual else f'<tr class="status-{status}">\n')
+            + f'      <td class="label"><a href="/{identifier}/">{e(label)}</a>'
+            f'</td>\n      <td class="title"><a href="/{identifier}/">{e(title)}</a>'
+            f"{coins(row)}</td>\n"
             f'      <td class="summary">{link_names(text, targets)}</td>\n'
-            f'      <td class="status">{e(LABELS[status])}</td>\n    </tr>\n    '
+            f'      <td class="status"><span class="'
+            f'{"status-usual" if usual else "status-flag"}">'
+            f"{e(LABELS[status])}</span></td>\n    </tr>\n    "
         )
     return len(rows), "".join(out)
 
