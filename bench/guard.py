@@ -120,6 +120,7 @@ BENCHMARKS = [
     Benchmark("api", "bench/api_bench.py", 2_000),
     Benchmark("oai", "bench/oai_bench.py", 2_000),
     Benchmark("map", "bench/map_bench.py", 2_000),
+    Benchmark("stats", "bench/stats_bench.py", 2_000),
 ]
 
 
