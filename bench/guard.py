@@ -329,6 +329,41 @@ def save(path, benchmarks, runs):
     path.write_text(text + "\n", encoding="utf-8")
 
 
+def record(chosen, args):
+    """Run every benchmark ``args.runs`` times and record their figures."""
+    recorded = load(args.file)
+    runs = []
+    for number in range(1, args.runs + 1):
+        print(f"== run {number} of {args.runs}")
+        runs.append(run_all(chosen, args.budget, args.timeout))
+    summary = summarise(runs)
+    medians = {
+        name: {metric: figures["last"] for metric, figures in metrics.items()}
+        for name, metrics in summary.items()
+    }
+    print(table(compare(recorded, medians)))
+    save(args.file, merged(recorded, summary), args.runs)
+    print(f"Recorded {sum(map(len, summary.values()))} ratios in {args.file}")
+    return 0
+
+
+def check(chosen, args):
+    """Run every benchmark once and print what moved against the record."""
+    recorded = load(args.file)
+    measured = run_all(chosen, args.budget, args.timeout)
+    names = {benchmark.name for benchmark in chosen}
+    rows = compare({n: f for n, f in recorded.items() if n in names}, measured)
+    print(table(rows))
+    slower = sum(row[-1] == "slower" for row in rows)
+    faster = sum(row[-1] == "faster" for row in rows)
+    failed = [b.name for b in chosen if b.name not in measured and not b.missing()]
+    print(
+        f"{slower} ratios moved slower, {faster} faster beyond their noise; "
+        f"benchmarks that did not finish: {', '.join(failed) or 'none'}"
+    )
+    return 1 if slower or failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--record", action="store_true", help="record the figures")
@@ -346,33 +381,7 @@ def main():
         if unknown := names - {benchmark.name for benchmark in BENCHMARKS}:
             parser.error(f"no benchmark named {', '.join(sorted(unknown))}")
         chosen = [benchmark for benchmark in BENCHMARKS if benchmark.name in names]
-    recorded = load(args.file)
-    if args.record:
-        runs = []
-        for number in range(1, args.runs + 1):
-            print(f"== run {number} of {args.runs}")
-            runs.append(run_all(chosen, args.budget, args.timeout))
-        summary = summarise(runs)
-        medians = {
-            name: {metric: figures["last"] for metric, figures in metrics.items()}
-            for name, metrics in summary.items()
-        }
-        print(table(compare(recorded, medians)))
-        save(args.file, merged(recorded, summary), args.runs)
-        print(f"Recorded {sum(map(len, summary.values()))} ratios in {args.file}")
-        return 0
-    measured = run_all(chosen, args.budget, args.timeout)
-    names = {benchmark.name for benchmark in chosen}
-    rows = compare({n: f for n, f in recorded.items() if n in names}, measured)
-    print(table(rows))
-    slower = [row for row in rows if row[-1] == "slower"]
-    failed = [b.name for b in chosen if b.name not in measured and not b.missing()]
-    print(
-        f"{len(slower)} ratios moved slower, "
-        f"{sum(row[-1] == 'faster' for row in rows)} faster beyond their noise; "
-        f"benchmarks that did not finish: {', '.join(failed) or 'none'}"
-    )
-    return 1 if slower or failed else 0
+    return record(chosen, args) if args.record else check(chosen, args)
 
 
 if __name__ == "__main__":

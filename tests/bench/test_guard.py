@@ -4,6 +4,7 @@ last recorded figure and the noise band measured from repeated runs."""
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -172,3 +173,21 @@ def test_the_record_holds_a_figure_and_a_band_for_every_ratio():
             assert set(figures) == {"last", "noise", "runs"}
             assert figures["last"] >= 0
             assert figures["noise"] >= 0
+
+
+def test_a_run_prints_what_moved_and_says_so_in_its_status(tmp_path, capsys):
+    script = tmp_path / "slower.py"
+    script.write_text(
+        "import json, sys\n"
+        "json.dump({'ratios': {'ours / baseline': 2.0}}, open(sys.argv[-1], 'w'))\n"
+    )
+    record = tmp_path / "guard.json"
+    guard.save(record, {"slower": {"ours / baseline": recorded(1.0, 0.2)}}, runs=3)
+    args = SimpleNamespace(file=record, budget=120, timeout=60)
+
+    status = guard.check([Benchmark("slower", str(script), 10)], args)
+
+    assert status == 1
+    out = capsys.readouterr().out
+    assert "+100.0%  ±20%   SLOWER" in out
+    assert "1 ratios moved slower, 0 faster" in out
