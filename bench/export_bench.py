@@ -119,9 +119,10 @@ class Server:
                 break
             except OSError:
                 time.sleep(0.1)
-        # The master accepts connections before its worker is forked.
+        # The master accepts connections before its worker is forked, which
+        # takes seconds on a busy machine.
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        for _ in range(100):
+        for _ in range(600):
             if workers := children.read_text().split():
                 self.worker = int(workers[0])
                 return self
