@@ -100,7 +100,7 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-## bench: every benchmark at a small size (bench/guard.py, a few minutes on
+## bench: every benchmark at a small size (bench/guard.py, within 15 minutes on
 ## PostgreSQL), each ratio against the last recorded in bench/results/guard.json,
 ## what moved past its noise band printed; `make bench RECORD=1` runs each
 ## BENCH_RUNS times (default 3) and records their medians and spread as the new
