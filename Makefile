@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +99,18 @@ lint: $(VENV)/.installed-dev
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## bench: every benchmark at a small size (bench/guard.py, within 15 minutes on
+## PostgreSQL), each ratio against the last recorded in bench/results/guard.json,
+## what moved past its noise band printed; `make bench RECORD=1` runs each
+## BENCH_RUNS times (default 3) and records their medians and spread as the new
+## figures and noise bands; BENCH_ONLY=export,render picks benchmarks
+RECORD ?=
+BENCH_RUNS ?= 3
+BENCH_ONLY ?=
+bench: $(VENV)/.installed-dev
+	$(BIN)/python bench/guard.py $(if $(RECORD),--record --runs $(BENCH_RUNS)) \
+		$(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 ## bench-export: the export/import benchmark on PostgreSQL (bench/results/export.md)
 BENCH_DOCUMENTS ?= 100000

