@@ -116,11 +116,21 @@ BENCHMARKS = [
         env={"BENCH_JOBS_DATABASE_URL": database("jobs"), "BENCH_JOBS_PORT": "8057"},
     ),
     Benchmark("search-render", "bench/search_render_bench.py", 2_000),
-    Benchmark("import", "bench/import_bench.py", 2_000),
+    Benchmark(
+        "import",
+        "bench/import_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("import")},
+    ),
     Benchmark("api", "bench/api_bench.py", 2_000),
     Benchmark("oai", "bench/oai_bench.py", 2_000),
     Benchmark("map", "bench/map_bench.py", 2_000),
-    Benchmark("stats", "bench/stats_bench.py", 2_000),
+    Benchmark(
+        "stats",
+        "bench/stats_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("stats")},
+    ),
 ]
 
 
