@@ -28,7 +28,7 @@ many documents it changed.
 import threading
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.module_loading import import_string
 
 from catalogue.models import Document
@@ -82,7 +82,10 @@ def _tell_after_commit(pk):
     callback to run tells them all, the others find nothing left."""
     if not settings.RECORD_CHANGED:
         return
-    if getattr(_told, "pending", None) is None:
+    # What a rolled-back transaction changed is told to no one: its callback
+    # is gone from the connection's list, and its documents with it.
+    waiting = any(func is _tell for _, func, _ in connection.run_on_commit)
+    if getattr(_told, "pending", None) is None or not waiting:
         _told.pending = set()
     _told.pending.add(pk)
     transaction.on_commit(_tell, robust=True)

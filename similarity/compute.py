@@ -45,6 +45,9 @@ BLOCK = 256
 
 # A filed document is a candidate for another topic below this fit to its own.
 LOW_FIT = 0.08
+# At most this many documents are grouped, the unfiled first, then those
+# with the lowest fit.
+MOST_UNPLACED = 5000
 # Topics need this many documents before a member's fit to them means much.
 FIT_TOPIC_SIZE = 5
 # Two candidates are linked when each is among the other's nearest this many,
@@ -250,8 +253,8 @@ def _unit_rows(matrix):
     return sparse.diags(1 / norms) @ matrix
 
 
-def topic_centroids(model):
-    """Each topic's centroid, of unit length: (topic pks, matrix)."""
+def topic_sums(model):
+    """Each topic's documents summed: (topic pks, matrix of sums)."""
     filed = model.topics >= 0
     topic_pks = np.unique(model.topics[filed])
     if not len(topic_pks):
@@ -262,27 +265,43 @@ def topic_centroids(model):
         (np.ones(len(rows), dtype=np.float32), (index, rows)),
         shape=(len(topic_pks), len(model.entries)),
     )
-    return topic_pks, _unit_rows(membership @ model.text).tocsr()
+    return topic_pks, (membership @ model.text).tocsr()
+
+
+def filed_fits(model, topic_pks, sums):
+    """Each filed document's cosine similarity to the centroid of the other
+    documents of its topic (NaN when unfiled): a document is never measured
+    against itself."""
+    fits = np.full(len(model.entries), np.nan, dtype=np.float32)
+    filed = np.flatnonzero(model.topics >= 0)
+    if not len(filed):
+        return fits
+    own = sums[np.searchsorted(topic_pks, model.topics[filed])]
+    vectors = model.text[filed]
+    dot = np.asarray(vectors.multiply(own).sum(axis=1)).ravel()
+    own_norm = np.asarray(own.multiply(own).sum(axis=1)).ravel()
+    self_norm = np.asarray(vectors.multiply(vectors).sum(axis=1)).ravel()
+    rest = np.sqrt(np.maximum(own_norm - 2 * dot + self_norm, 0))
+    rest[rest == 0] = 1
+    fits[filed] = (dot - self_norm) / rest
+    return fits
 
 
 def candidates(model, progress=None):
     """The candidate topics of the record: [Group], largest first."""
-    topic_pks, centroids = topic_centroids(model)
+    topic_pks, sums = topic_sums(model)
+    centroids = _unit_rows(sums).tocsr() if len(topic_pks) else sums
     sizes = dict(zip(*np.unique(model.topics, return_counts=True), strict=True))
-    filed_fit = np.full(len(model.entries), np.nan, dtype=np.float32)
-    filed = np.flatnonzero(model.topics >= 0)
-    if len(filed):
-        index = np.searchsorted(topic_pks, model.topics[filed])
-        fits = np.asarray(
-            model.text[filed].multiply(centroids[index]).sum(axis=1)
-        ).ravel()
-        filed_fit[filed] = fits
+    filed_fit = filed_fits(model, topic_pks, sums)
     unplaced = [
         row
         for row in range(len(model.entries))
         if model.topics[row] < 0
         or (sizes[model.topics[row]] >= FIT_TOPIC_SIZE and filed_fit[row] < LOW_FIT)
     ]
+    # The unfiled first, then the worst placed: grouping compares each pair.
+    unplaced.sort(key=lambda row: (model.topics[row] >= 0, filed_fit[row], row))
+    unplaced = sorted(unplaced[:MOST_UNPLACED])
     if progress:
         progress(1, 3)
     groups = _group(model, np.array(unplaced, dtype=np.int64))

@@ -34,7 +34,7 @@ class CandidateTopicsMixin:
                 name="catalogue_topic_candidates",
             ),
             path(
-                "candidates/<int:pk>/",
+                "candidates/decide/",
                 self.admin_site.admin_view(self.candidate_view),
                 name="catalogue_topic_candidate",
             ),
@@ -82,9 +82,9 @@ class CandidateTopicsMixin:
             },
         )
 
-    def candidate_view(self, request, pk):
-        """POST only: make the candidate ``pk`` a topic (``_make``, with
-        ``name`` and ``scope``) or dismiss it (``_dismiss``)."""
+    def candidate_view(self, request):
+        """POST only: make the candidate ``candidate`` (its id) a topic
+        (``_make``, with ``name`` and ``scope``) or dismiss it (``_dismiss``)."""
         if not request.user.has_perm(SEE_CANDIDATES):
             raise PermissionDenied
         here = reverse(
@@ -92,7 +92,8 @@ class CandidateTopicsMixin:
         )
         if request.method != "POST":
             return redirect(here)
-        candidate = get_object_or_404(CandidateTopic, pk=pk)
+        pk = request.POST.get("candidate", "")
+        candidate = get_object_or_404(CandidateTopic, pk=pk if pk.isdigit() else None)
         try:
             if "_dismiss" in request.POST:
                 filing.dismiss_candidate(candidate=candidate, user=request.user)

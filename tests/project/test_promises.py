@@ -477,9 +477,14 @@ def candidate_group(w):
 
 def make_candidate_topic(w):
     candidate = CandidateTopic.objects.open().get()
-    url = reverse("admin:catalogue_topic_candidate", args=[candidate.pk])
     response = w.client.post(
-        url, {"name": "Pipeline bubbles", "scope": "", "_make": "pressed"}
+        reverse("admin:catalogue_topic_candidate"),
+        {
+            "candidate": str(candidate.pk),
+            "name": "Pipeline bubbles",
+            "scope": "",
+            "_make": "pressed",
+        },
     )
     assert response.status_code == 302
     return Change(w.document.get_absolute_url(), shows="Pipeline bubbles")

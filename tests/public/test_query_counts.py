@@ -84,7 +84,8 @@ def public_pages():
         ("tags", reverse("catalogue:tag-list"), 1),
         ("filtered topic", "/topics/busy/?year_from=2000", 10),
         ("filtered registry", "/registries/LIT/?year_from=2000", 8),
-        ("document", "/LIT-001/", 8),
+        # And its related work, stored: one query.
+        ("document", "/LIT-001/", 9),
         ("version", "/LIT-002/v2/", 8),
         # The log, its records, and the other logs holding public records.
         ("decisions", reverse("catalogue:decision-list"), 5),
