@@ -39,7 +39,7 @@ CO_CITES_WEIGHT = 0.5
 TAG_WEIGHT = 0.2
 TOPIC_WEIGHT = 0.15
 # Text at least this similar is said to be so, and is enough to relate.
-SIMILAR_TEXT = 0.15
+SIMILAR_TEXT = 0.1
 # Rows compared at once: a block of this many rows by the whole record.
 BLOCK = 256
 
