@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -137,6 +137,16 @@ bench-render: $(VENV)/.installed-dev
 ## against its own SQL sent through psycopg (bench/results/stats.md)
 bench-stats: $(VENV)/.installed-dev
 	$(BIN)/python bench/stats_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-map: related work and candidate topics at BENCH_DOCUMENTS (100,000) sample
+## documents, against reading the same texts by raw SQL (bench/results/map.md)
+bench-map: $(VENV)/.installed-dev
+	$(BIN)/python bench/map_bench.py --documents $(BENCH_DOCUMENTS)
+
+## map-quality: the quality of related work and candidate topics on the seed page and a
+## generated set with known groups (reads no database)
+map-quality: $(VENV)/.installed-dev
+	$(BIN)/python manage.py map_quality
 
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev

@@ -8,12 +8,15 @@ each change expires every cached page.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Max
 from django.db.models.functions import Lower
+from django.utils import timezone
+from django.utils.text import slugify
 from taggit.models import Tag
 
 from actions import pages
 from actions.steps import audited, require
-from catalogue.models import Document, Revision
+from catalogue.models import CandidateTopic, Document, Revision, Topic
 
 
 def _permission(obj, verb):
@@ -91,3 +94,98 @@ def import_topics():
     """Topics written by a CSV import, in its transaction: they name every
     page, so every page is expired (nothing, if a dry run rolls it back)."""
     pages.everything_changed()
+
+
+# A candidate topic made into a topic moves public documents at once, as a
+# publisher's publication of a refiling does: the publishers decide, and the
+# topic they make is only the candidate's (a name, a scope, last in order).
+DECIDE_CANDIDATES = "catalogue.publish_document"
+
+
+def make_topic_from_candidate(*, candidate, user, name, scope=""):
+    """Turn the open ``candidate`` into a new topic named ``name`` (last in
+    editorial order) and file each of its public members under it: each move
+    is its own audit entry; the documents' pages, their old topics' and the
+    index are expired. A member with a pending revision refuses the whole
+    move, naming it: its editor's held topic would contradict the new one.
+    Returns the topic."""
+    require(user, DECIDE_CANDIDATES, "make a topic of a candidate")
+    name = name.strip()
+    if not name:
+        raise ValidationError("Name the new topic.", code="topic_name_missing")
+    with transaction.atomic(), audited(user):
+        candidate = CandidateTopic.objects.select_for_update().get(pk=candidate.pk)
+        if candidate.state != CandidateTopic.State.OPEN:
+            raise ValidationError(
+                f"The candidate “{candidate.name}” was already "
+                f"{candidate.get_state_display().lower()}.",
+                code="candidate_decided",
+            )
+        if Topic.objects.filter(name__iexact=name).exists():
+            raise ValidationError(
+                f"There is already a topic named “{name}”.", code="topic_name_taken"
+            )
+        documents = list(
+            Document.objects.public()
+            .filter(pk__in=candidate.members.values("document_id"))
+            .select_related("registry", "topic")
+            .select_for_update(of=("self",))
+            .order_by("registry__prefix", "number")
+        )
+        held = [
+            str(revision.document.identifier)
+            for revision in Revision.objects.filter(
+                document__in=documents, status=Revision.Status.PENDING
+            ).select_related("document__registry")
+        ]
+        if held:
+            raise ValidationError(
+                f"{', '.join(sorted(held))} has a pending revision: publish or "
+                "discard it first; nothing was moved.",
+                code="candidate_member_held",
+            )
+        last = Topic.objects.aggregate(last=Max("position"))["last"] or 0
+        topic = Topic.objects.create(
+            name=name,
+            slug=_free_slug(name),
+            scope=scope.strip(),
+            position=last + 1,
+        )
+        for document in documents:
+            before = pages.before_change(document)
+            document.topic = topic
+            document.save(update_fields=["topic", "updated_at"])
+            pages.changed(document, before=before)
+        candidate.state = CandidateTopic.State.MADE
+        candidate.topic = topic
+        candidate.decided_at = timezone.now()
+        candidate.save(update_fields=["state", "topic", "decided_at"])
+        # A new topic shows on the index and every topic page's list of topics.
+        pages.everything_changed()
+    return topic
+
+
+def _free_slug(name):
+    base = slugify(name)[:190] or "topic"
+    slug, n = base, 1
+    while Topic.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def dismiss_candidate(*, candidate, user):
+    """Dismiss the open ``candidate``: it is not offered again while its
+    members stay the same."""
+    require(user, DECIDE_CANDIDATES, "dismiss a candidate topic")
+    with transaction.atomic():
+        updated = (
+            CandidateTopic.objects.open()
+            .filter(pk=candidate.pk)
+            .update(state=CandidateTopic.State.DISMISSED, decided_at=timezone.now())
+        )
+    if not updated:
+        raise ValidationError(
+            f"The candidate “{candidate.name}” was already decided.",
+            code="candidate_decided",
+        )

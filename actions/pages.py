@@ -11,16 +11,32 @@ pages to scopes, so the layer that writes the record imports no view.
   changed document or decision record (with ``before=`` and ``listing=``) and
   returning the scopes it affects.
 
+- ``PAGE_CACHE_OWN_PAGE_SCOPES``: the dotted path of a function taking
+  document pks and returning the scopes of those documents' own pages alone
+  (what their related work shows on).
+
 Expiry goes through the page cache's outbox (``pagecache.generations.expire``):
 written in the change's own transaction, applied once it commits.
+
+What is derived from the public text (related work, candidate topics) is told
+of the documents a change touched once it commits, through the setting
+``RECORD_CHANGED``: the dotted path of a function taking their pks (None:
+any of them), or empty for nothing. It is called once a transaction, however
+many documents it changed.
 """
 
+import threading
+
 from django.conf import settings
+from django.db import connection, transaction
 from django.utils.module_loading import import_string
 
+from catalogue.models import Document
 from pagecache.generations import expire, expire_everything
 
-__all__ = ["before_change", "changed", "everything_changed"]
+__all__ = ["before_change", "changed", "everything_changed", "own_pages_changed"]
+
+_told = threading.local()
 
 
 def before_change(obj):
@@ -38,9 +54,45 @@ def changed(obj, *, before=None, listing=False):
         obj, before=before, listing=listing
     )
     expire(*scopes)
+    if isinstance(obj, Document):
+        _tell_after_commit(obj.pk)
 
 
-def everything_changed():
+def everything_changed(*, record=True):
     """Expire every page: a change whose pages are too many to name (a
-    registry's, a topic's or a tag's name, an import of many rows)."""
+    registry's, a topic's or a tag's name, an import of many rows).
+
+    ``record``: the record changed, so what derives from it is recomputed;
+    False when it is that derived data, stored, which changed.
+    """
     expire_everything()
+    if record:
+        _tell_after_commit(None)
+
+
+def own_pages_changed(pks):
+    """Expire the own pages of the documents ``pks`` (their related work
+    changed), and nothing else."""
+    expire(*import_string(settings.PAGE_CACHE_OWN_PAGE_SCOPES)(pks))
+
+
+def _tell_after_commit(pk):
+    """Have ``RECORD_CHANGED`` told of ``pk`` (None: of any document) once
+    the transaction commits, with every other document it changed: the first
+    callback to run tells them all, the others find nothing left."""
+    if not settings.RECORD_CHANGED:
+        return
+    # What a rolled-back transaction changed is told to no one: its callback
+    # is gone from the connection's list, and its documents with it.
+    waiting = any(func is _tell for _, func, _ in connection.run_on_commit)
+    if getattr(_told, "pending", None) is None or not waiting:
+        _told.pending = set()
+    _told.pending.add(pk)
+    transaction.on_commit(_tell, robust=True)
+
+
+def _tell():
+    pending, _told.pending = getattr(_told, "pending", None), None
+    if pending:
+        pks = None if None in pending else sorted(pending)
+        import_string(settings.RECORD_CHANGED)(pks)

@@ -54,6 +54,8 @@ STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
 JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
               else redis://127.0.0.1:6379/0)
 JOBS_QUEUE    the queue's name (default "anthology")
+RECORD_CHANGED  what is told of changed documents (default: recompute their
+              related work in a background job; empty: nothing)
 JOBS_IN_PROCESS  run background jobs in the web process that starts them, at
               once (default: on when REDIS_URL is unset)
 IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
@@ -128,6 +130,7 @@ INSTALLED_APPS = [
     "sources",
     "jobs",
     "public",
+    "similarity",
     "pagecache",
     "django_rq",
 ]
@@ -284,6 +287,10 @@ PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
 # What a change to the record makes stale, for the actions (``actions.pages``).
 PAGE_CACHE_BEFORE_CHANGE = "public.scopes.before_change"
 PAGE_CACHE_CHANGE_SCOPES = "public.scopes.change_scopes"
+PAGE_CACHE_OWN_PAGE_SCOPES = "public.scopes.own_page_scopes"
+# Told of the documents each change touched, once it commits: related work is
+# recomputed in the background (empty: never on a change, only by command).
+RECORD_CHANGED = os.environ.get("RECORD_CHANGED", "similarity.jobs.documents_changed")
 
 # Shared caches in front, purged of the pages a change affects once it
 # commits. A page gets a shared lifetime only when one is configured: nothing

@@ -8,7 +8,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 
-from catalogue.models import BrokenReference, Document, DocumentVersion, Revision
+from catalogue.models import (
+    BrokenReference,
+    CandidateTopic,
+    Document,
+    DocumentVersion,
+    Revision,
+)
 
 RECENT = 8
 
@@ -84,8 +90,14 @@ def queues(user):
         reverse("admin:catalogue_brokenreference_changelist"),
         "Names in texts that point at nothing a reader can open.",
     )
+    candidates = Queue(
+        "Candidate topics",
+        CandidateTopic.objects.open().count(),
+        reverse("admin:catalogue_topic_candidates"),
+        "Groups of documents the topic list cannot place: topics it may lack.",
+    )
     return {
-        "queues": [*document_queues(user), broken],
+        "queues": [*document_queues(user), broken, candidates],
         "duplicates": reverse("admin:catalogue_document_duplicates"),
         "published": DocumentVersion.objects.select_related(
             "document__registry", "published_by", "written_by"

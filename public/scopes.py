@@ -18,7 +18,7 @@ registries, topics, imports):
 
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Preface, Reference
+from catalogue.models import DecisionRecord, Document, Preface, Reference
 from catalogue.references import find_names
 from pagecache.generations import EVERYTHING
 
@@ -171,6 +171,13 @@ def _naming_scopes(identifier, log=None):
     ):
         scopes.add(EVERYTHING)
     return scopes
+
+
+def own_page_scopes(pks):
+    """The scopes of the own pages of the documents ``pks``: what shows their
+    related work."""
+    rows = Document.objects.filter(pk__in=pks).values_list("registry__prefix", "number")
+    return {document_scope(Identifier(prefix, number)) for prefix, number in rows}
 
 
 def before_change(obj):

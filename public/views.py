@@ -23,6 +23,7 @@ from catalogue.models import (
     Document,
     Preface,
     Registry,
+    RelatedDocument,
     Topic,
 )
 from catalogue.references import resolve
@@ -288,7 +289,8 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
     Template: ``catalogue/document_detail.html``. Context: ``document``,
     ``references`` (for its summary and its successor), ``referenced_by``
     (public documents and decision records that name it), ``supersedes``
-    (the public documents it supersedes), ``versions`` and ``tags``.
+    (the public documents it supersedes), ``versions``, ``tags`` and
+    ``related`` (its related work, with the reasons).
     """
 
     context_object_name = "document"
@@ -331,6 +333,8 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             versions=document.versions.all(),
             tags=document.tags.all(),
             supersedes=document.supersedes.all(),
+            # Stored by the related-work job: one query, whatever its reasons.
+            related=RelatedDocument.objects.shown_with(document),
             **kwargs,
         )
 

@@ -30,6 +30,12 @@ from catalogue.models.document import CitedText, Document, DocumentQuerySet
 from catalogue.models.notice import DocumentNotice
 from catalogue.models.reference import BrokenReference, Reference
 from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
+from catalogue.models.related import (
+    RELATED_STATUSES,
+    CandidateMember,
+    CandidateTopic,
+    RelatedDocument,
+)
 from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import Venue
@@ -40,7 +46,10 @@ __all__ = [
     "OWN_LOG_SLUG",
     "PREFIX_VALIDATOR",
     "PUBLIC_STATUSES",
+    "RELATED_STATUSES",
     "BrokenReference",
+    "CandidateMember",
+    "CandidateTopic",
     "CitedText",
     "DecisionFormat",
     "DecisionImage",
@@ -61,6 +70,7 @@ __all__ = [
     "Reference",
     "Registry",
     "RegistryCount",
+    "RelatedDocument",
     "Revision",
     "RevisionStatus",
     "Topic",

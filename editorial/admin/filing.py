@@ -19,6 +19,7 @@ from taggit.models import Tag, TaggedItem
 from actions import filing
 from catalogue.models import Document, Preface, Registry, Topic, Venue
 from editorial.admin import exports
+from editorial.admin.candidates import CandidateTopicsMixin
 from editorial.admin.csv_import import TopicImportMixin
 from editorial.admin.forms import TagMergeForm
 from editorial.admin.page_import import TopicPageImportMixin
@@ -47,6 +48,7 @@ class RegistryAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAd
 @admin.register(Topic)
 class TopicAdmin(
     FilingActionsMixin,
+    CandidateTopicsMixin,
     TopicPageImportMixin,
     TopicImportMixin,
     AuditlogHistoryAdminMixin,

@@ -8,6 +8,7 @@ project code is at the top of its module.
     sources    <- actions    arXiv, Crossref and the enrichment they feed
     imports    <- actions, formats
     public     <- formats    the reading room: reads only
+    similarity <- actions    related work and candidate topics, computed
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs; the project
@@ -30,7 +31,11 @@ APPS = {
     "sources": {"catalogue", "actions"},
     "imports": {"catalogue", "actions", "formats"},
     "public": {"catalogue", "formats"},
-    "editorial": {"catalogue", "actions", "formats", "sources", "imports", "public"},
+    "similarity": {"catalogue", "actions", "formats"},
+    "editorial": {
+        *("catalogue", "actions", "formats", "sources", "imports", "public"),
+        "similarity",
+    },
 }
 MAY_IMPORT = {
     "anthology": {"anthology", "jobs"},

@@ -34,7 +34,9 @@ from taggit.models import Tag
 
 import actions.decisions
 import actions.documents
+import actions.related
 from catalogue.models import (
+    CandidateTopic,
     DecisionRecord,
     Document,
     DocumentVersion,
@@ -50,6 +52,8 @@ from editorial.backups import BACKUP_JOB
 from formats import exports
 from imports.snapshots import RECORD_MODELS
 from pagecache import frontends
+from similarity import compute
+from similarity.jobs import CANDIDATES_JOB, RELATED_JOB
 from tests.conftest import SEED
 from tests.factories import (
     DecisionRecordFactory,
@@ -464,6 +468,28 @@ def command_generate_sample(w):
     return Change(reverse("catalogue:index"), shows="Sample topic 01", document=new)
 
 
+def candidate_group(w):
+    """The two public documents as an open candidate topic."""
+    members = [(w.document.pk, 0.5, 0.1), (w.other.pk, 0.5, 0.1)]
+    group = compute.Group(members, ["pipeline", "bubbles"], w.topic.pk, 0.3)
+    actions.related.store_candidates(groups=[group])
+
+
+def make_candidate_topic(w):
+    candidate = CandidateTopic.objects.open().get()
+    response = w.client.post(
+        reverse("admin:catalogue_topic_candidate"),
+        {
+            "candidate": str(candidate.pk),
+            "name": "Pipeline bubbles",
+            "scope": "",
+            "_make": "pressed",
+        },
+    )
+    assert response.status_code == 302
+    return Change(w.document.get_absolute_url(), shows="Pipeline bubbles")
+
+
 ROWS = {
     "admin: add a document": Row(add_document, number=True, page=False, purge=False),
     "admin: save a public document": Row(hold_revision, page=True, purge=False),
@@ -543,6 +569,9 @@ ROWS = {
     ),
     "admin: add a decision record": Row(decision_add, page=False, purge=False),
     "admin: delete a decision record": Row(decision_delete),
+    "admin: make a candidate topic a topic": Row(
+        make_candidate_topic, setup=candidate_group
+    ),
     "command: import_index": Row(command_import_index),
     # A restore brings back the audit trail as it was and adds nothing.
     "command: import_record": Row(command_import_record, setup=emptied, audit=False),
@@ -658,6 +687,7 @@ ENTRY_POINTS = {
     "catalogue_topic_process_import": "admin job: topics CSV import",
     "catalogue_topic_import_page": "admin job: topic page import",
     "catalogue_decisionrecord_import_folder": "admin job: decision folder import",
+    "catalogue_topic_candidate": "admin: make a candidate topic a topic",
     "catalogue_decisionrecord_add": "admin: add a decision record",
     "catalogue_decisionrecord_change": "admin: publish a decision record",
     "catalogue_decisionrecord_delete": "admin: delete a decision record",
@@ -687,6 +717,8 @@ ENTRY_POINTS = {
             ),
             "catalogue_document_delete",
             "catalogue_document_duplicates",
+            # Recomputes the candidates: the record's reading of itself.
+            "catalogue_topic_candidates",
             "catalogue_document_preview",
             "catalogue_document_import_job",
             "catalogue_topic_import_job",
@@ -732,6 +764,10 @@ ENTRY_POINTS = {
     f"job:{PAGE_JOB}": "admin job: topic page import",
     f"job:{FOLDER_JOB}": "admin job: decision folder import",
     f"job:{BACKUP_JOB}": READS,
+    # The record's reading of itself, stored; pages whose related work
+    # changed are expired (``test_related``), nothing of the record written.
+    f"job:{RELATED_JOB}": READS,
+    f"job:{CANDIDATES_JOB}": READS,
     # Commands.
     "command:import_index": "command: import_index",
     "command:import_decisions": "command: import_decisions",
@@ -747,13 +783,16 @@ ENTRY_POINTS = {
             "command:export_index",
             "command:export_record",
             "command:add_editor",
+            "command:recompute_related",
+            "command:recompute_candidates",
+            "command:map_quality",
         ],
         READS,
     ),
 }
 
 PROJECT_APPS = {"actions", "catalogue", "editorial", "formats", "imports", "jobs"}
-PROJECT_APPS |= {"pagecache", "public", "sources"}
+PROJECT_APPS |= {"pagecache", "public", "similarity", "sources"}
 
 
 def entry_points(user):
@@ -775,7 +814,11 @@ def entry_points(user):
             for name in model_admin.get_actions(request)
         }
     found |= {
-        f"job:{function}" for function in [IMPORT_JOB, PAGE_JOB, FOLDER_JOB, BACKUP_JOB]
+        f"job:{function}"
+        for function in [
+            *(IMPORT_JOB, PAGE_JOB, FOLDER_JOB, BACKUP_JOB),
+            *(RELATED_JOB, CANDIDATES_JOB),
+        ]
     }
     found |= {
         f"command:{name}" for name, app in get_commands().items() if app in PROJECT_APPS

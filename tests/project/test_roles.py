@@ -77,6 +77,8 @@ admin:catalogue_topic_process_import          405 405 405 405
 admin:catalogue_topic_import_job              403 403 403 200
 admin:catalogue_topic_import_page             403 403 403 200
 admin:catalogue_topic_import_page_job         403 403 403 200
+admin:catalogue_topic_candidates              403 200 200 200
+admin:catalogue_topic_candidate               403 302 302 302
 admin:catalogue_preface_changelist            403 200 200 200
 admin:catalogue_preface_add                   403 403 403 403
 admin:catalogue_preface_change                403 200 200 200

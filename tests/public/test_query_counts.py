@@ -88,7 +88,8 @@ def public_pages():
         ("statistics", reverse("catalogue:statistics"), 5),
         ("filtered topic", "/topics/busy/?year_from=2000", 11),
         ("filtered registry", "/registries/LIT/?year_from=2000", 8),
-        ("document", "/LIT-001/", 8),
+        # And its related work, stored: one query.
+        ("document", "/LIT-001/", 9),
         ("version", "/LIT-002/v2/", 8),
         # The log, its records, and the other logs holding public records.
         ("decisions", reverse("catalogue:decision-list"), 5),

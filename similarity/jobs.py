@@ -1,0 +1,107 @@
+"""Related work and candidate topics, recomputed as background jobs
+(``jobs.runner``), and the hook that starts the first when documents change.
+
+Each job reads the whole public record (``corpus``), computes
+(``compute``) and stores what it found through ``actions.related``, which
+expires the pages whose related work changed.
+"""
+
+import logging
+
+from actions.related import store_candidates, store_related
+from catalogue.models import CandidateTopic, RelatedDocument
+from jobs import runner
+from similarity import compute
+from similarity.corpus import public_entries
+
+logger = logging.getLogger(__name__)
+
+RELATED_JOB = "similarity.jobs.recompute_related"
+CANDIDATES_JOB = "similarity.jobs.recompute_candidates"
+# One candidate recomputation at a time: each replaces the open candidates.
+CANDIDATES_LOCK = "candidate-topics"
+
+
+def documents_changed(pks):
+    """What ``actions.pages`` tells once a change commits: recompute the
+    related work of the documents ``pks`` (None: of every document) in the
+    background; a queue that cannot take the job is logged, and the next
+    change or ``recompute_related`` makes up for it."""
+    try:
+        runner.enqueue(
+            title="Related work of every document"
+            if pks is None
+            else f"Related work of {len(pks)} changed document(s)",
+            function=RELATED_JOB,
+            arguments={"documents": pks},
+        )
+    except (runner.QueueUnavailable, runner.AlreadyRunning) as error:
+        logger.warning("Related work not recomputed: %s", error)
+
+
+def affected(model, pks):
+    """The documents whose related work a change to ``pks`` may change: them,
+    those whose list holds one of them, and those they name or are named by."""
+    pks = set(pks)
+    found = set(pks)
+    found |= set(
+        RelatedDocument.objects.filter(related_id__in=pks).values_list(
+            "document_id", flat=True
+        )
+    )
+    for pk in pks:
+        row = model.row_of.get(pk)
+        if row is not None:
+            found |= {model.entries[j].pk for j in model.cites[row].indices}
+            found |= {model.entries[j].pk for j in model.cites[:, row].nonzero()[0]}
+    return found
+
+
+def recompute_related(*, documents=None):
+    """Recompute and store the related work of ``documents`` (pks) and of the
+    documents ``affected`` by them; of every document when None."""
+    entries = public_entries()
+    model = compute.build(entries)
+    targets = None if documents is None else affected(model, documents)
+    found = compute.related(model, targets)
+    lists = {
+        pk: [(r.pk, r.score, r.reasons) for r in related]
+        for pk, related in found.items()
+    }
+    if targets is None:
+        # Documents no longer public keep no list.
+        stale = RelatedDocument.objects.exclude(document_id__in=list(lists))
+        lists.update({key: [] for key in stale.values_list("document_id", flat=True)})
+    else:
+        lists.update({pk: [] for pk in targets if pk not in lists})
+    changed = store_related(lists=lists)
+    return (
+        f"Related work of {len(found)} documents computed; {changed} lists changed.",
+        None,
+    )
+
+
+def recompute_candidates():
+    """Recompute the candidate topics, reporting progress in three steps."""
+    entries = public_entries()
+    runner.progress(0, 3)
+    model = compute.build(entries)
+    groups = compute.candidates(model, progress=runner.progress)
+    made = store_candidates(groups=groups)
+    members = sum(len(group.members) for group in groups)
+    return (
+        f"{len(made)} candidate topics of {members} documents "
+        f"({len(groups) - len(made)} already decided).",
+        None,
+    )
+
+
+def open_candidates():
+    """The open candidates with their members and nearest topic, for the admin
+    page: three queries."""
+    return (
+        CandidateTopic.objects.open()
+        .select_related("nearest_topic")
+        .prefetch_related("members__document__registry", "members__document__topic")
+        .order_by("pk")
+    )
