@@ -124,7 +124,12 @@ BENCHMARKS = [
     ),
     Benchmark("api", "bench/api_bench.py", 2_000),
     Benchmark("oai", "bench/oai_bench.py", 2_000),
-    Benchmark("map", "bench/map_bench.py", 2_000),
+    Benchmark(
+        "map",
+        "bench/map_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("map")},
+    ),
     Benchmark(
         "stats",
         "bench/stats_bench.py",
