@@ -10,8 +10,9 @@ retires every fragment: the keys name the ``EVERYTHING`` generation.
 
 Each process keeps copies of the fragments it used last (up to
 ``PAGE_CACHE_LOCAL_BYTES`` of them, beside its pages) and asks the shared
-cache for the others in one round trip. With the page cache off, or its
-shared cache unreachable, fragments are built every time.
+cache for the others in one round trip. With the page cache off, a process
+keeps its own copies only; with its shared cache unreachable, fragments are
+built every time.
 """
 
 import hashlib
@@ -34,10 +35,9 @@ def key(*parts):
 def many(keys, build):
     """``{key: fragment}`` for ``keys``: kept ones where there are, and the
     rest from ``build(missing_keys)`` (a dict), kept for the next render."""
-    if not settings.PAGE_CACHE:
-        return build(list(keys))
+    shared = settings.PAGE_CACHE
     try:
-        namespace = _namespace()
+        namespace = _namespace() if shared else "fragment:v1:local:"
     except CACHE_ERRORS:
         generations.distrust()
         return build(list(keys))
@@ -49,15 +49,16 @@ def many(keys, build):
             missing.append(fragment_key)
         else:
             found[fragment_key] = fragment
-    if missing:
-        shared = _shared_get(namespace, missing)
-        for fragment_key, fragment in shared.items():
+    if missing and shared:
+        kept = _shared_get(namespace, missing)
+        for fragment_key, fragment in kept.items():
             local_fragments.put(namespace + fragment_key, fragment)
-        found |= shared
-        missing = [k for k in missing if k not in shared]
+        found |= kept
+        missing = [k for k in missing if k not in kept]
     if missing:
         built = build(missing)
-        _shared_set(namespace, built)
+        if shared:
+            _shared_set(namespace, built)
         for fragment_key, fragment in built.items():
             local_fragments.put(namespace + fragment_key, fragment)
         found |= built
