@@ -432,6 +432,14 @@ def topic_figures(rounds):
     )
 
 
+def shown(figures):
+    """``figures``, printed as soon as they are measured (a later step on a
+    busy machine may fail)."""
+    for name, (ours, base, unit) in figures.items():
+        print(f"{name}: {ours:,.1f} vs {base:,.1f} {unit}", flush=True)
+    return figures
+
+
 def ratio(name, ours, base, unit):
     return base / ours if unit == "req/s" else ours / base
 
@@ -459,9 +467,11 @@ def main():
         pg_matches = [count_pg(q) for q in pg_queries]
     figures = {}
     with Server(PG_URL, "0"):
-        figures |= search_figures("PostgreSQL", pg_worker, pg_queries, args.rounds)
+        figures |= shown(
+            search_figures("PostgreSQL", pg_worker, pg_queries, args.rounds)
+        )
     rows, size, topic = topic_figures(args.rounds)
-    figures |= topic
+    figures |= shown(topic)
 
     sqlite_url = fill_sqlite(n_sqlite, args.reuse)
     with sqlite3.connect(SQLITE_PATH) as conn:
@@ -472,8 +482,10 @@ def main():
 
         sqlite_queries = search_queries(count_sqlite, n_sqlite)
     with Server(sqlite_url, "0"):
-        figures |= search_figures(
-            f"SQLite ({n_sqlite:,})", sqlite_worker, sqlite_queries, args.rounds
+        figures |= shown(
+            search_figures(
+                f"SQLite ({n_sqlite:,})", sqlite_worker, sqlite_queries, args.rounds
+            )
         )
 
     print(
