@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -120,6 +120,14 @@ bench-export: $(VENV)/.installed-dev
 ## bench-serve: the serving benchmark on PostgreSQL and Redis (bench/results/serving.md)
 bench-serve: $(VENV)/.installed-dev
 	$(BIN)/python bench/serve_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-search: search (PostgreSQL and SQLite) and a 1,000-row topic page rendered
+## live, through gunicorn, as ratios to baselines of the same run
+## (bench/results/search-render.md); BENCH_JSON=path also writes the ratios
+BENCH_JSON ?=
+bench-search: $(VENV)/.installed-dev
+	$(BIN)/python bench/search_render_bench.py --documents $(BENCH_DOCUMENTS) \
+		$(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
 ## under load, cache flooding, slow clients with and without Varnish in front,

@@ -14,10 +14,13 @@ from html import escape
 
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 
 from catalogue.citations import Citation, join_summary
 from catalogue.identifiers import Identifier, identifier_path
 from catalogue.models import CitedText, Document
+from catalogue.references import names_in
+from pagecache import fragments
 from public.links import link_names
 from public.structured import coins
 
@@ -43,11 +46,13 @@ class TableRow:
         "title",
         "topic_name",
         "topic_slug",
+        "values",
     ]
 
     def __init__(self, prefix, number, version, status, topic_name, topic_slug, *cited):
         # The title, then the citation's fields, then the summary.
         title, *citation, summary = cited
+        self.values = (prefix, number, version, status, topic_name, topic_slug, *cited)
         self.identifier = Identifier(prefix, number)
         self.label = self.identifier.label(version)
         self.status = status
@@ -71,7 +76,39 @@ def document_rows(rows, targets, *, topic_column=False):
     ``targets`` come from ``references.resolve`` for the rows' summaries.
     Active is the usual status and is printed quietly; any other is flagged,
     and its row marked, so the unusual stands out.
+
+    A row's HTML depends only on its values (the document as published) and
+    on what the names in its summary resolve to, so it is built once for
+    those and kept as a fragment with the page cache (``pagecache.fragments``):
+    a page rendered again after a change builds only the rows it changed.
     """
+    path = identifier_path("catalogue:document-detail")
+    base = (ROW_FORMAT, topic_column, path(Identifier("X", 0)), get_language())
+    keys = [
+        fragments.key(
+            *base,
+            row.values,
+            [targets.get(name.key) for name in names_in(row.summary_with_citation)],
+        )
+        for row in rows
+    ]
+    by_key = dict(zip(keys, rows, strict=True))
+
+    def build(missing):
+        html = _rows_html([by_key[key] for key in missing], targets, topic_column)
+        return dict(zip(missing, html, strict=True))
+
+    built = fragments.many(keys, build)
+    # Every value is escaped: link_names returns safe HTML.
+    return mark_safe("".join(built[key] for key in keys))
+
+
+# The shape of a row's HTML: a fragment kept in another shape is not reused.
+ROW_FORMAT = 1
+
+
+def _rows_html(rows, targets, topic_column):
+    """The HTML of each of ``rows``, in order."""
     path = identifier_path("catalogue:document-detail")
     statuses = {value: escape(str(label)) for value, label in Document.Status.choices}
     topic_cell = _topic_cell() if topic_column else None
@@ -92,8 +129,7 @@ def document_rows(rows, targets, *, topic_column=False):
             f"{statuses[row.status]}</span></td>\n"
             f"    </tr>\n    "
         )
-    # Every value is escaped: link_names returns safe HTML.
-    return mark_safe("".join(html))
+    return html
 
 
 def _topic_cell():

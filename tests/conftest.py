@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 
 import actions.documents
 from jobs import queue
-from pagecache import generations
+from pagecache import fragments, generations
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -196,10 +196,12 @@ def empty_cache(monkeypatch):
 
     cache.clear()
     generations.local_pages.clear()
+    fragments.local_fragments.clear()
     monkeypatch.setattr(generations, "_suspect", False)
     yield
     cache.clear()
     generations.local_pages.clear()
+    fragments.local_fragments.clear()
 
 
 @pytest.fixture

@@ -1,13 +1,16 @@
 from django import template
+from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 
 from catalogue.addresses import absolute_url
 from catalogue.citations import identifier_display as identifier_as_written
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
+from pagecache import fragments
 from public import structured
 from public.links import link_names
 
@@ -135,3 +138,36 @@ def structured_data(context, name):
 def identifier_display(identifier):
     """An identifier as its community writes it: ``arXiv:1604.06174``."""
     return identifier_as_written(identifier)
+
+
+# The shape of a list's filter fields: fields kept in another are not reused.
+FILTER_FIELDS_FORMAT = 1
+
+
+@register.simple_tag
+def filter_fields(form):
+    """A list's filter fields (``_filter_fields.html``), built once for the
+    choices they offer and the values asked for, and kept as a fragment: a
+    field's widgets cost far more to render than their choices to read.
+
+    Each field's choices are read once (one query for a field of a model's),
+    then rendered from what was read.
+    """
+    parts = []
+    for name, field in form.fields.items():
+        widget = field.widget
+        if hasattr(widget, "choices"):
+            # Iterated, not list()ed: a model's choices count themselves first.
+            widget.choices = [choice for choice in widget.choices]  # noqa: C416
+            choices = [(str(value), str(label)) for value, label in widget.choices]
+            parts.append((name, choices))
+        else:
+            parts.append((name, None))
+    data = sorted(form.data.lists()) if form.is_bound else None
+    key = fragments.key(FILTER_FIELDS_FORMAT, get_language(), parts, data)
+
+    def build(missing):
+        html = render_to_string("catalogue/_filter_fields.html", {"form": form})
+        return {key: html.strip()}
+
+    return mark_safe(fragments.many([key], build)[key])

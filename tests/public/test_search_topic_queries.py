@@ -1,0 +1,45 @@
+"""A search and a full topic page cost the same queries at any size of the
+record, and a topic page rendered from kept row fragments costs the same as
+one built row by row."""
+
+import pytest
+from django.core.cache import cache
+
+from tests.public.test_query_counts import fill
+
+pytestmark = pytest.mark.django_db
+
+# 3,900 documents put a full page (1,000 rows) on the busiest topic.
+SIZES = [50, 3900]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_search_matching_every_document_costs_seven_queries(
+    client, django_assert_num_queries, n
+):
+    fill(n)
+    # The count, the page of documents, the decision records, the topics and
+    # the three filters' choices.
+    with django_assert_num_queries(7):
+        response = client.get("/search/?q=builds")
+    assert response.status_code == 200
+    assert response.content.count(b'<li>\n        <p class="result-title">') == min(
+        50, response.context["paginator"].count
+    )
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_full_topic_page_costs_ten_queries_built_or_from_kept_rows(
+    client, django_assert_num_queries, n
+):
+    fill(n)
+    with django_assert_num_queries(10):
+        built = client.get("/topics/busy/")
+    assert built.status_code == 200
+    rows = built.content.count(b"<tr")
+    assert rows - 1 == (1000 if n > 50 else len(built.context["documents"]))
+    # The page cache forgets the page; this process keeps the rows.
+    cache.clear()
+    with django_assert_num_queries(10):
+        kept = client.get("/topics/busy/")
+    assert kept.content == built.content
