@@ -115,7 +115,12 @@ BENCHMARKS = [
         ("--rows", "1000"),
         env={"BENCH_JOBS_DATABASE_URL": database("jobs"), "BENCH_JOBS_PORT": "8057"},
     ),
-    Benchmark("search-render", "bench/search_render_bench.py", 2_000),
+    Benchmark(
+        "search-render",
+        "bench/search_render_bench.py",
+        2_000,
+        env={"BENCH_SEARCH_DATABASE_URL": database("search")},
+    ),
     Benchmark(
         "import",
         "bench/import_bench.py",
