@@ -8,6 +8,7 @@ project code is at the top of its module.
     sources    <- actions    arXiv, Crossref and the enrichment they feed
     imports    <- actions, formats
     public     <- formats    the reading room: reads only
+    oai        <- formats    OAI-PMH for harvesters: reads only
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs; the project
@@ -30,6 +31,7 @@ APPS = {
     "sources": {"catalogue", "actions"},
     "imports": {"catalogue", "actions", "formats"},
     "public": {"catalogue", "formats"},
+    "oai": {"catalogue", "formats"},
     "editorial": {"catalogue", "actions", "formats", "sources", "imports", "public"},
 }
 MAY_IMPORT = {
