@@ -222,7 +222,7 @@ def ratios(f):
     }
 
 
-def report(f):
+def report(f, results=RESULTS):
     r = ratios(f)
     rows = []
     for key, label in [
@@ -258,8 +258,8 @@ def report(f):
     ]
     text = "\n".join(lines)
     print(text)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(text, encoding="utf-8")
+    results.parent.mkdir(exist_ok=True)
+    results.write_text(text, encoding="utf-8")
     return r
 
 
@@ -267,12 +267,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--documents", type=int, default=100_000)
     parser.add_argument("--json", type=Path, help="write the ratios here")
+    parser.add_argument(
+        "--results", type=Path, default=RESULTS, help="the Markdown report's path"
+    )
     args = parser.parse_args()
     ensure_database()
     setup()
     fill(args.documents)
     figures = measure(args.documents)
-    found = report(figures)
+    found = report(figures, args.results)
     if args.json:
         args.json.write_text(json.dumps({"ratios": found}, indent=2) + "\n")
 
