@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -136,6 +136,11 @@ bench-search: $(VENV)/.installed-dev
 LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow,hostile
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
+
+## bench-api: a whole OAI-PMH harvest (and, with the API, its list pages) against
+## PostgreSQL's COPY of the same rows, at BENCH_DOCUMENTS documents (bench/results/oai.md)
+bench-api: $(VENV)/.installed-dev
+	$(BIN)/python bench/oai_bench.py --documents $(BENCH_DOCUMENTS) --json bench/results/oai.json
 
 ## bench-render: a decision body rendered per request against stored (bench/results/render.md)
 bench-render: $(VENV)/.installed-dev

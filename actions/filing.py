@@ -28,6 +28,8 @@ def save(*, obj, user):
     """Save a registry, topic, tag, venue or the preface as edited."""
     require(user, _permission(obj, "change" if obj.pk else "add"), "change filing")
     with transaction.atomic(), audited(user):
+        if obj.pk:
+            _restamp(obj)
         obj.save()
         pages.everything_changed()
     return obj
@@ -38,8 +40,23 @@ def delete(*, objs, user):
     with transaction.atomic(), audited(user):
         for obj in objs:
             require(user, _permission(obj, "delete"), "delete filing")
+            _restamp(obj)
             obj.delete()
         pages.everything_changed()
+
+
+def _restamp(obj):
+    """A topic's or a tag's name is shown with every document filed under it
+    or carrying it (the topic's slug names its OAI-PMH set): a change to it
+    changes those documents as harvesters read them, so the time their row
+    last changed, their records' datestamp, moves too."""
+    if isinstance(obj, Topic):
+        documents = Document.objects.filter(topic=obj)
+    elif isinstance(obj, Tag):
+        documents = Document.objects.filter(tags=obj)
+    else:
+        return
+    documents.update(updated_at=timezone.now())
 
 
 # Merging changes the tags of public documents as readers see them, at once.
@@ -71,10 +88,14 @@ def merge_tags(*, tags, into, user):
             return target, Document.objects.filter(tags=target).count()
         names = {tag.name.lower() for tag in folded}
         tagged = Document.objects.filter(tags__in=folded).values("pk")
+        retagged = []
         for document in Document.objects.filter(pk__in=tagged).select_for_update():
             # Through the tag manager, so the audit trail records each change.
             document.tags.add(target)
             document.tags.remove(*folded)
+            retagged.append(document.pk)
+        # Their tags are what readers and harvesters see: their datestamp moves.
+        Document.objects.filter(pk__in=retagged).update(updated_at=timezone.now())
         pending = Revision.objects.filter(status=Revision.Status.PENDING)
         for revision in pending.select_for_update():
             held = [name for name in revision.tag_names if name.lower() not in names]

@@ -58,6 +58,9 @@ RECORD_CHANGED  what is told of changed documents (default: recompute their
               related work in a background job; empty: nothing)
 JOBS_IN_PROCESS  run background jobs in the web process that starts them, at
               once (default: on when REDIS_URL is unset)
+OAI_REPOSITORY_NAME  the repository's name harvesters show (OAI-PMH Identify)
+OAI_ADMIN_EMAIL  the address harvesters write to about the OAI-PMH endpoint
+              (default anthology@ and SITE_URL's host)
 IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
 IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
 IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
@@ -103,6 +106,10 @@ SECRET_KEY = os.environ.get(
 DEBUG = env_bool("DEBUG")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+OAI_REPOSITORY_NAME = os.environ.get("OAI_REPOSITORY_NAME", "The anthology")
+OAI_ADMIN_EMAIL = os.environ.get(
+    "OAI_ADMIN_EMAIL", f"anthology@{urlsplit(SITE_URL).hostname}"
+)
 
 INSTALLED_APPS = [
     # The editors' desk: first, so its templates override the admin's own.
@@ -131,6 +138,7 @@ INSTALLED_APPS = [
     "jobs",
     "public",
     "similarity",
+    "oai",
     "pagecache",
     "django_rq",
 ]

@@ -379,6 +379,9 @@ class Document(CitedText):
                 fields=["registry", "status", "topic"],
                 name="document_registry_counts",
             ),
+            # A harvest walks the record in (updated_at, id) order, a page
+            # from the key the last one ended at (oai/records.py).
+            models.Index(fields=["updated_at", "id"], name="document_datestamp_order"),
         ]
         permissions = [
             ("publish_document", "Can publish, supersede and withdraw documents"),

@@ -9,6 +9,7 @@ project code is at the top of its module.
     imports    <- actions, formats
     public     <- formats    the reading room: reads only
     similarity <- actions    related work and candidate topics, computed
+    oai        <- formats    OAI-PMH for harvesters: reads only
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs; the project
@@ -32,6 +33,7 @@ APPS = {
     "imports": {"catalogue", "actions", "formats"},
     "public": {"catalogue", "formats"},
     "similarity": {"catalogue", "actions", "formats"},
+    "oai": {"catalogue", "formats"},
     "editorial": {
         *("catalogue", "actions", "formats", "sources", "imports", "public"),
         "similarity",

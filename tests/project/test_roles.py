@@ -6,6 +6,8 @@ A URL or an action added to the admin without a row here fails
 when it is written, not found by the next attacker.
 """
 
+import re
+
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
@@ -436,3 +438,36 @@ def test_merging_tags_is_for_the_roles_the_table_says(client, people, role):
     assert tags == (
         [["merged"], ["merged"]] if allowed else [["memory"], ["memory-cost"]]
     )
+
+
+# The endpoints machines read: open to everyone, anonymous visitors included,
+# and answering a signed-in role exactly what they answer a reader (a draft
+# or pending revision shows to no one there).
+OPEN_ENDPOINTS = {
+    "oai:endpoint": [
+        {"verb": "Identify"},
+        {"verb": "ListSets"},
+        {"verb": "ListRecords", "metadataPrefix": "oai_dc"},
+        {"verb": "ListRecords", "metadataPrefix": "mods"},
+    ],
+}
+RESPONSE_DATE = re.compile(rb"<responseDate>[^<]*</responseDate>")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_open_endpoints_answer_each_role_as_they_answer_a_reader(
+    client, people, record, role
+):
+    def answers():
+        return [
+            (response.status_code, RESPONSE_DATE.sub(b"", response.content))
+            for name, queries in OPEN_ENDPOINTS.items()
+            for response in (client.get(reverse(name), query) for query in queries)
+        ]
+
+    anonymous = answers()
+    client.force_login(people[role])
+
+    assert answers() == anonymous
+    assert {status for status, _ in anonymous} == {200}
+    assert all(b"Sublinear memory cost" not in body for _, body in anonymous)

@@ -38,7 +38,19 @@ STARTS = [
     "/search/?q=DRAFT-001",
     "/search/?q=ADR-099",
     "/search/?q=LIT-012",
+    # What harvesters read (OAI-PMH): every verb, each format, a set of drafts.
+    "/oai/?verb=Identify",
+    "/oai/?verb=ListMetadataFormats",
+    "/oai/?verb=ListSets",
+    "/oai/?verb=ListIdentifiers&metadataPrefix=oai_dc",
+    "/oai/?verb=ListRecords&metadataPrefix=oai_dc",
+    "/oai/?verb=ListRecords&metadataPrefix=mods",
+    "/oai/?verb=ListRecords&metadataPrefix=mods&set=registry:DRAFT",
+    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-004",
+    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-012",
 ]
+# The one part of an answer that is the time it was made, not the record.
+RESPONSE_DATE = re.compile(rb"<responseDate>[^<]*</responseDate>")
 
 
 def crawl(client):
@@ -67,7 +79,10 @@ def validators(pages):
 
 def bodies(pages):
     return {
-        path: (r.status_code, r.content if hasattr(r, "content") else b"")
+        path: (
+            r.status_code,
+            RESPONSE_DATE.sub(b"", r.content) if hasattr(r, "content") else b"",
+        )
         for path, r in pages.items()
     }
 
