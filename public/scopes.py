@@ -111,7 +111,7 @@ PARAMETERS = {
             "api:tag-list",
             "api:decision-log-list",
         ],
-        {"cursor", "page_size"},
+        frozenset(["cursor", "page_size"]),
     ),
     "api:decision-record-list": {"cursor", "page_size", "status"},
 }
