@@ -54,10 +54,8 @@ def test_a_document_shows_its_citation_authors_versions_and_references(
     cited = client.get("/api/documents/LIT-004/").json()
 
     assert document["title"] == "Gradient checkpointing – revisited"
-    assert (
-        document["citation"]
-        == "Chen et al. (%d), ARXIV-1604.06174" % (document["year"])
-    )
+    year = document["year"]
+    assert document["citation"] == f"Chen et al. ({year}), ARXIV-1604.06174"
     assert [author["family"] for author in document["author_list"]] == [
         "Chen",
         "Xu",
