@@ -8,6 +8,8 @@ project code is at the top of its module.
     sources    <- actions    arXiv, Crossref and the enrichment they feed
     imports    <- actions, formats
     public     <- formats    the reading room: reads only
+    api        <- public     the record for machines: reads only (and keeps
+                             its own API tokens)
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs; the project
@@ -30,6 +32,7 @@ APPS = {
     "sources": {"catalogue", "actions"},
     "imports": {"catalogue", "actions", "formats"},
     "public": {"catalogue", "formats"},
+    "api": {"catalogue", "formats", "public"},
     "editorial": {"catalogue", "actions", "formats", "sources", "imports", "public"},
 }
 MAY_IMPORT = {

@@ -15,6 +15,7 @@ from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
 import actions.documents
+from api.models import ApiToken
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
 from editorial.admin.csv_import import IMPORT_JOB
@@ -138,6 +139,11 @@ admin:jobs_job_delete                         403 403 403 403
 admin:backups                                 403 403 403 200
 admin:backup_job                              403 403 403 200
 admin:backup_download                         403 403 403 200
+admin:api_apitoken_changelist                 200 200 200 200
+admin:api_apitoken_add                        200 200 200 200
+admin:api_apitoken_change                     302 302 302 200
+admin:api_apitoken_history                    302 302 302 200
+admin:api_apitoken_delete                     403 403 403 403
 catalogue:export-documents                    403 200 200 200
 catalogue:export-topics                       403 200 200 200
 catalogue:export-decision-records             403 200 200 200
@@ -173,6 +179,8 @@ ACTIONS = {
     "catalogue.BrokenReference": {},
     "auditlog.LogEntry": {},
     "jobs.Job": {},
+    # Everyone revokes their own API tokens; no one deletes one.
+    "api.ApiToken": dict.fromkeys(ROLES, "revoke_action"),
 }
 # Every other model: only the superuser may delete in bulk.
 DELETE_ONLY = {"superuser": "delete_selected"}
@@ -282,6 +290,10 @@ def record(people, backup_dir):
         created_by=people["superuser"],
     )
     backup_storage().save(BACKUP, ContentFile(b"{}"))
+    # The superuser's API token: the others' admin does not show it.
+    token = ApiToken(user=people["superuser"], name="nightly export")
+    token.issue_secret()
+    token.save()
     return document
 
 
