@@ -545,7 +545,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.RecordAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Bytes as stored: typographic quotes and dashes are not escaped.
     "UNICODE_JSON": True,
@@ -564,6 +564,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A permanent identifier in a path, as catalogue.identifiers reads it.
+    "PATH_CONVERTER_OVERRIDES": {
+        "identifier": {"type": "string", "pattern": "^[A-Z][A-Z0-9]*-[0-9]{3,}$"},
+    },
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "catalogue.models.choices.DocumentStatus",
         "DecisionStatusEnum": "catalogue.models.choices.DecisionStatus",

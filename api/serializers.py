@@ -110,7 +110,7 @@ class DocumentSerializer(serializers.Serializer):
     def get_tags(self, document):
         return sorted(tag.slug for tag in document.tags.all())
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_superseded_by(self, document):
         successor = document.superseded_by
         return None if successor is None else str(successor.identifier)

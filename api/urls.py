@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import views
@@ -50,4 +50,6 @@ urlpatterns = [
         views.DecisionRecordTwinDetail.as_view(),
         name="decision-record-twin",
     ),
+    # Any other address under /api/ is answered in JSON, as the API's own are.
+    re_path(r"", views.not_found),
 ]

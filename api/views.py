@@ -6,7 +6,7 @@ the admin also sees its drafts, in the document and decision record views.
 """
 
 from django.db.models import Count, Exists, OuterRef, Q
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_filters.rest_framework import DjangoFilterBackend
@@ -280,3 +280,10 @@ ROOT = {
 def api_root(request):
     """Where each of the API's lists, its description and its docs are."""
     return Response({key: serializers.api_url(name) for key, name in ROOT.items()})
+
+
+def not_found(request):
+    """An address under /api/ that names nothing: 404 in JSON."""
+    return JsonResponse(
+        {"detail": f"The API has nothing at {request.path}."}, status=404
+    )
