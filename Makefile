@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-api
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -120,6 +120,11 @@ bench-load: $(VENV)/.installed-dev
 ## bench-render: a decision body rendered per request against stored (bench/results/render.md)
 bench-render: $(VENV)/.installed-dev
 	$(BIN)/python bench/render_bench.py
+
+## bench-api: the API's list pages walked by cursor at BENCH_DOCUMENTS documents,
+## against COPY of the same rows (bench/results/api.md)
+bench-api: $(VENV)/.installed-dev
+	$(BIN)/python bench/api_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev
