@@ -53,7 +53,7 @@ def api_url_names():
     return {
         pattern.name
         for pattern in api.urls.urlpatterns
-        if isinstance(pattern, URLPattern)
+        if isinstance(pattern, URLPattern) and pattern.name
     }
 
 
