@@ -137,11 +137,6 @@ LOAD_PHASES ?= steady,postgresql,redis,downloads,flood,slow,hostile
 bench-load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load_faults.py --phases $(LOAD_PHASES)
 
-## bench-api: a whole OAI-PMH harvest (and, with the API, its list pages) against
-## PostgreSQL's COPY of the same rows, at BENCH_DOCUMENTS documents (bench/results/oai.md)
-bench-api: $(VENV)/.installed-dev
-	$(BIN)/python bench/oai_bench.py --documents $(BENCH_DOCUMENTS) --json bench/results/oai.json
-
 ## bench-render: a decision body rendered per request against stored (bench/results/render.md)
 bench-render: $(VENV)/.installed-dev
 	$(BIN)/python bench/render_bench.py
@@ -160,6 +155,12 @@ bench-map: $(VENV)/.installed-dev
 ## generated set with known groups (reads no database)
 map-quality: $(VENV)/.installed-dev
 	$(BIN)/python manage.py map_quality
+## bench-api: the API's list pages walked by cursor and a whole OAI-PMH harvest at
+## BENCH_DOCUMENTS documents, each against COPY of the same rows
+## (bench/results/api.md, bench/results/oai.md)
+bench-api: $(VENV)/.installed-dev
+	$(BIN)/python bench/api_bench.py --documents $(BENCH_DOCUMENTS)
+	$(BIN)/python bench/oai_bench.py --documents $(BENCH_DOCUMENTS) --json bench/results/oai.json
 
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev

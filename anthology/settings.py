@@ -73,6 +73,11 @@ JOBS_CHORE_SECONDS  how often an idle worker does its chores, such as draining
               the page cache's outbox (default 5)
 OUTBOX_RETRY_SECONDS  how long an expiry in the page cache's outbox is left
               to the process applying it before a drain tries it (default 60)
+API_TOKEN_RATE  the requests one API token may make (default 1200/minute;
+              per second, minute, hour or day)
+API_ANONYMOUS_RATE  the API requests one client address may make without a
+              token (default 120/minute)
+API_TOKEN_DAYS  how long a new API token lasts unless its maker says (90)
 """
 
 import os
@@ -141,6 +146,12 @@ INSTALLED_APPS = [
     "oai",
     "pagecache",
     "django_rq",
+    # The record for machines: Django REST framework, its OpenAPI description
+    # (drf-spectacular) and the Swagger UI's files served from here.
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -153,6 +164,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A NUL in the path or the query string is refused before any lookup.
     "public.middleware.RejectNulMiddleware",
+    # API tokens are checked and requests counted against their rate limits
+    # before a cached page can answer them.
+    "api.middleware.TokenMiddleware",
     # Cached public pages are answered here, with the headers the middleware
     # below gave them when they were rendered.
     "pagecache.middleware.PageCacheMiddleware",
@@ -163,6 +177,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A request with an API token is its user's, for the API and the exports.
+    "api.middleware.TokenUserMiddleware",
     # Attributes every audited change to the signed-in user.
     "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -533,3 +549,49 @@ JOBS_MAX_UPLOAD_BYTES_PER_USER = int(
 JOBS_MAX_UNFINISHED_PER_USER = int(os.environ.get("JOBS_MAX_PER_USER", "3"))
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600
+
+
+# The API (api/): read-only, JSON, described by OpenAPI 3.1.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [],
+    "DEFAULT_SCHEMA_CLASS": "api.schema.RecordAutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Bytes as stored: typographic quotes and dashes are not escaped.
+    "UNICODE_JSON": True,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Anthology API",
+    "DESCRIPTION": (
+        "The record for machines: documents, topics, registries, tags, "
+        "decision logs and decision records, read-only. Anonymous requests "
+        "see what the public pages show; a staff member's API token "
+        "(Authorization: Bearer) sees what its user may see in the admin."
+    ),
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # A permanent identifier in a path, as catalogue.identifiers reads it.
+    "PATH_CONVERTER_OVERRIDES": {
+        "identifier": {"type": "string", "pattern": "^[A-Z][A-Z0-9]*-[0-9]{3,}$"},
+    },
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "catalogue.models.choices.DocumentStatus",
+        "DecisionStatusEnum": "catalogue.models.choices.DecisionStatus",
+    },
+}
+# Where an API token is accepted: the API and the staff CSV exports.
+API_TOKEN_PATHS = ["/api/", "/export/"]
+# Where anonymous requests are limited per client address.
+API_ANONYMOUS_PATH = "/api/"
+API_TOKEN_RATE = os.environ.get("API_TOKEN_RATE", "1200/minute")
+API_ANONYMOUS_RATE = os.environ.get("API_ANONYMOUS_RATE", "120/minute")
+API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "90"))

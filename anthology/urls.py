@@ -7,6 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("health/", health.health, name="health"),
     path("health/ready/", health.readiness, name="readiness"),
+    path("api/", include("api.urls")),
     path("", include("oai.urls")),
     path("", include("public.urls")),
 ]

@@ -127,8 +127,18 @@ BENCHMARKS = [
         2_000,
         env={"BENCH_DATABASE_URL": database("import")},
     ),
-    Benchmark("api", "bench/api_bench.py", 2_000),
-    Benchmark("oai", "bench/oai_bench.py", 2_000),
+    Benchmark(
+        "api",
+        "bench/api_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("api")},
+    ),
+    Benchmark(
+        "oai",
+        "bench/oai_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("oai")},
+    ),
     Benchmark(
         "map",
         "bench/map_bench.py",

@@ -4,7 +4,7 @@ import django_filters
 from django import forms
 from taggit.models import Tag
 
-from catalogue.models import Document, Registry, Topic
+from catalogue.models import DecisionRecord, Document, Registry, Topic
 
 
 class YearFilter(django_filters.NumberFilter):
@@ -64,3 +64,27 @@ class DocumentFilter(django_filters.FilterSet):
             ]
         else:
             self.filters["tag"].queryset = Tag.objects.all()
+
+
+class DecisionRecordFilter(django_filters.FilterSet):
+    """A decision log's records of one status; ``none`` keeps those stating
+    none. ``public`` is accepted for symmetry with ``DocumentFilter``: every
+    status of a decision record is public once it is published."""
+
+    status = django_filters.ChoiceFilter(
+        choices=[
+            (value or "none", label) for value, label in DecisionRecord.Status.choices
+        ],
+        method="filter_status",
+        empty_label="Any status",
+    )
+
+    class Meta:
+        model = DecisionRecord
+        fields = ["status"]
+
+    def __init__(self, data=None, queryset=None, *, public=True, **kwargs):
+        super().__init__(data, queryset, **kwargs)
+
+    def filter_status(self, queryset, name, value):
+        return queryset.filter(status="" if value == "none" else value)

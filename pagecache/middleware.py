@@ -104,11 +104,13 @@ def _path_scopes(path):
 
 def _cacheable_request(request):
     # A reader without a session is anonymous: deciding it costs no query. A
-    # signed-in editor (or anyone with a session) always gets the live page.
+    # signed-in editor (or anyone with a session) always gets the live page,
+    # and so does a request carrying credentials (an API token).
     return (
         settings.PAGE_CACHE
         and request.method in {"GET", "HEAD"}
         and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "HTTP_AUTHORIZATION" not in request.META
     )
 
 
@@ -183,8 +185,12 @@ def _for_this_reader_only(request, response):
     unless its view declared it the same for everyone."""
     if "public" in response.get("Cache-Control", ""):
         return
-    if settings.SESSION_COOKIE_NAME in request.COOKIES:
-        # Someone with a session (an editor): never kept, never shown to others.
+    if (
+        settings.SESSION_COOKIE_NAME in request.COOKIES
+        or "HTTP_AUTHORIZATION" in request.META
+    ):
+        # Someone with a session (an editor) or credentials: never kept, never
+        # shown to others.
         patch_cache_control(response, private=True, no_store=True)
         patch_vary_headers(response, ["Cookie"])
     else:

@@ -36,7 +36,8 @@ def document_scope(identifier):
 
 
 # Which scopes each public page depends on, by URL name. Pages not named here
-# (the admin, staff exports, decision images) are never cached.
+# (the admin, staff exports, decision images, the API's description, which
+# answers YAML or JSON as asked) are never cached.
 PAGES = {
     "catalogue:index": lambda kw: [LISTS],
     "catalogue:search": lambda kw: [LISTS],
@@ -68,6 +69,23 @@ PAGES = {
     "catalogue:search-citation": lambda kw: [LISTS],
     "catalogue:topic-citation": lambda kw: [topic_scope(kw["slug"])],
     "catalogue:document-citation": lambda kw: [document_scope(kw["identifier"])],
+    # The API (api/) shows what the pages show, under the same scopes: a list
+    # of documents, topics or registries what the full index and the lists
+    # show; a document what its page shows; decision logs what their pages do.
+    "api:root": lambda kw: [],
+    "api:document-list": lambda kw: [LISTS, LISTING],
+    "api:document-detail": lambda kw: [document_scope(kw["identifier"])],
+    "api:topic-list": lambda kw: [LISTS],
+    "api:topic-detail": lambda kw: [LISTS],
+    "api:registry-list": lambda kw: [LISTS],
+    "api:registry-detail": lambda kw: [LISTS],
+    "api:tag-list": lambda kw: [LISTS, LISTING],
+    "api:tag-detail": lambda kw: [LISTS, LISTING],
+    "api:decision-log-list": lambda kw: [DECISIONS],
+    "api:decision-log-detail": lambda kw: [DECISIONS],
+    "api:decision-record-list": lambda kw: [DECISIONS],
+    "api:decision-record": lambda kw: [DECISIONS],
+    "api:decision-record-twin": lambda kw: [DECISIONS],
 }
 
 
@@ -87,6 +105,18 @@ PARAMETERS = {
     "catalogue:sitemap-section": {"p"},
     "catalogue:search-citation": LIST_PARAMETERS | {"q"},
     "catalogue:topic-citation": LIST_PARAMETERS,
+    # The API's lists page by cursor.
+    "api:document-list": {*DocumentFilter.base_filters, "cursor", "page_size"},
+    **dict.fromkeys(
+        [
+            "api:topic-list",
+            "api:registry-list",
+            "api:tag-list",
+            "api:decision-log-list",
+        ],
+        frozenset(["cursor", "page_size"]),
+    ),
+    "api:decision-record-list": {"cursor", "page_size", "status"},
 }
 
 
@@ -108,11 +138,19 @@ SCOPE_PATHS = {
     LISTS: [
         *("/", "/search/*", "/statistics/*", "/feed/*", "/sitemap*"),
         *("/registries/*", "/tags/*", "/unfiled/*"),
+        *("/api/documents/", "/api/documents/?*", "/api/topics/*"),
+        *("/api/registries/*", "/api/tags/*"),
     ],
-    LISTING: ["/topics/*", "/unfiled/*", "/registries/*", "/tags/*"],
-    DECISIONS: ["/decisions/*", "/sitemap*"],
+    LISTING: [
+        *("/topics/*", "/unfiled/*", "/registries/*", "/tags/*"),
+        *("/api/documents/", "/api/documents/?*", "/api/tags/*"),
+    ],
+    DECISIONS: ["/decisions/*", "/sitemap*", "/api/decision-logs/*"],
 }
-SCOPE_PREFIX_PATHS = {"topic": "/topics/{}/*", "doc": "/{}/*"}
+SCOPE_PREFIX_PATHS = {
+    "topic": ["/topics/{}/*"],
+    "doc": ["/{}/*", "/api/documents/{}/*"],
+}
 
 
 def scope_paths(scope):
@@ -120,7 +158,7 @@ def scope_paths(scope):
     if scope in SCOPE_PATHS:
         return SCOPE_PATHS[scope]
     kind, _, name = scope.partition(":")
-    return [SCOPE_PREFIX_PATHS[kind].format(name)]
+    return [pattern.format(name) for pattern in SCOPE_PREFIX_PATHS[kind]]
 
 
 def document_scopes(document, *, topic_slugs=(), names=()):

@@ -10,6 +10,8 @@ project code is at the top of its module.
     public     <- formats    the reading room: reads only
     similarity <- actions    related work and candidate topics, computed
     oai        <- formats    OAI-PMH for harvesters: reads only
+    api        <- public     the record for machines: reads only (and keeps
+                             its own API tokens)
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs; the project
@@ -34,6 +36,7 @@ APPS = {
     "public": {"catalogue", "formats"},
     "similarity": {"catalogue", "actions", "formats"},
     "oai": {"catalogue", "formats"},
+    "api": {"catalogue", "formats", "public"},
     "editorial": {
         *("catalogue", "actions", "formats", "sources", "imports", "public"),
         "similarity",

@@ -789,10 +789,22 @@ ENTRY_POINTS = {
         ],
         READS,
     ),
+    # API tokens are accounts' keys, not the record: making one (the add
+    # page), revoking one (the bulk action) changes nothing of the record.
+    **dict.fromkeys(
+        [
+            *(
+                f"api_apitoken_{page}"
+                for page in ["changelist", "add", "change", "history", "delete"]
+            ),
+            "action:apitoken:revoke_action",
+        ],
+        READS,
+    ),
 }
 
 PROJECT_APPS = {"actions", "catalogue", "editorial", "formats", "imports", "jobs"}
-PROJECT_APPS |= {"pagecache", "public", "similarity", "sources"}
+PROJECT_APPS |= {"pagecache", "public", "similarity", "sources", "api"}
 
 
 def entry_points(user):
@@ -802,7 +814,7 @@ def entry_points(user):
     request = RequestFactory().post("/")
     request.user = user
     for model, model_admin in admin.site._registry.items():
-        if model._meta.app_label not in {"catalogue", "taggit"}:
+        if model._meta.app_label not in {"catalogue", "taggit", "api"}:
             continue
         found |= {
             pattern.name

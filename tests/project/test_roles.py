@@ -17,6 +17,7 @@ from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
 import actions.documents
+from api.models import ApiToken
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
 from editorial.admin.csv_import import IMPORT_JOB
@@ -143,6 +144,11 @@ admin:backups                                 403 403 403 200
 admin:statistics                              403 200 200 200
 admin:backup_job                              403 403 403 200
 admin:backup_download                         403 403 403 200
+admin:api_apitoken_changelist                 200 200 200 200
+admin:api_apitoken_add                        200 200 200 200
+admin:api_apitoken_change                     302 302 302 200
+admin:api_apitoken_history                    302 302 302 200
+admin:api_apitoken_delete                     403 403 403 403
 catalogue:export-documents                    403 200 200 200
 catalogue:export-topics                       403 200 200 200
 catalogue:export-decision-records             403 200 200 200
@@ -178,6 +184,8 @@ ACTIONS = {
     "catalogue.BrokenReference": {},
     "auditlog.LogEntry": {},
     "jobs.Job": {},
+    # Everyone revokes their own API tokens; no one deletes one.
+    "api.ApiToken": dict.fromkeys(ROLES, "revoke_action"),
 }
 # Every other model: only the superuser may delete in bulk.
 DELETE_ONLY = {"superuser": "delete_selected"}
@@ -287,6 +295,10 @@ def record(people, backup_dir):
         created_by=people["superuser"],
     )
     backup_storage().save(BACKUP, ContentFile(b"{}"))
+    # The superuser's API token: the others' admin does not show it.
+    token = ApiToken(user=people["superuser"], name="nightly export")
+    token.issue_secret()
+    token.save()
     return document
 
 

@@ -14,10 +14,11 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from django.core.cache import cache
-from django.urls import reverse
+from django.urls import URLPattern, resolve, reverse
 
 import actions.decisions
 import actions.documents
+import api.urls
 from catalogue.models import Preface, Registry
 from catalogue.references import write_references
 from pagecache import generations
@@ -25,8 +26,14 @@ from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
 
-LINK = re.compile(rb'(?:href|src)="(/[^"]*)"|<loc>http://testserver(/[^<]*)</loc>')
-LEFT_OUT = ("/admin/", "/export/", "/static/")
+LINK = re.compile(
+    rb'(?:href|src)="(/[^"]*)"|<loc>http://testserver(/[^<]*)</loc>'
+    # The API's answers link by absolute address, in JSON and in Link headers.
+    rb'|"http://testserver(/api/[^"]*)"|<http://testserver(/api/[^>]*)>'
+)
+# The API's docs page carries a CSRF token of each request's own and shows
+# no record (its description, /api/schema/, is crawled).
+LEFT_OUT = ("/admin/", "/export/", "/static/", "/api/docs/")
 
 
 # Where readers start: the index, the sitemap and a search or two.
@@ -48,9 +55,19 @@ STARTS = [
     "/oai/?verb=ListRecords&metadataPrefix=mods&set=registry:DRAFT",
     "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-004",
     "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-012",
+    # The API: its root names every list, each row its detail.
+    "/api/",
 ]
 # The one part of an answer that is the time it was made, not the record.
 RESPONSE_DATE = re.compile(rb"<responseDate>[^<]*</responseDate>")
+
+
+def api_url_names():
+    return {
+        pattern.name
+        for pattern in api.urls.urlpatterns
+        if isinstance(pattern, URLPattern) and pattern.name
+    }
 
 
 def crawl(client):
@@ -64,8 +81,10 @@ def crawl(client):
         seen[path] = response
         if response.status_code != 200 or not hasattr(response, "content"):
             continue
-        for match in LINK.finditer(response.content):
-            link = (match[1] or match[2]).decode().replace("&amp;", "&")
+        found = response.content + response.get("Link", "").encode()
+        for match in LINK.finditer(found):
+            link = next(group for group in match.groups() if group)
+            link = link.decode().replace("&amp;", "&")
             queue.append(urlsplit(urljoin(path, link))._replace(fragment="").geturl())
     return seen
 
@@ -153,6 +172,10 @@ def test_unpublished_state_changes_no_public_page(
 ):
     before = crawl(client)
     assert len(before) > 40  # The crawl reached the whole site.
+    # And every URL of the API: its docs page and a second file of one number
+    # aside, which this record has none of.
+    reached = {resolve(urlsplit(path).path).url_name for path in before}
+    assert api_url_names() - {"docs", "decision-record-twin"} <= reached
 
     with committed():
         add_unpublished_state(publisher, editor, public_record)
@@ -174,6 +197,12 @@ def test_unpublished_state_changes_no_public_page(
         "/tags/secret-tag/",
         "/tags/unseen/",
         "/decisions/ADR-099/",
+        "/api/registries/DRAFT/",
+        "/api/documents/DRAFT-001/",
+        "/api/documents/LIT-012/",
+        "/api/tags/secret-tag/",
+        "/api/tags/unseen/",
+        "/api/decision-logs/anthology/records/ADR-099/",
     ],
 )
 def test_unpublished_records_have_no_page(

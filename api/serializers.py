@@ -1,0 +1,329 @@
+"""What the API says of each resource, in the record's own words.
+
+Citation fields are read through ``catalogue.citations`` (the citation as the
+record prints it, the authors as far as known) and the work's identifiers
+through ``public.structured``, as the document pages give them to machines:
+nothing here recomputes what those say.
+"""
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field, inline_serializer
+from rest_framework import serializers
+
+from catalogue.addresses import absolute_url
+from catalogue.models import DecisionRecord, Document
+from public import structured
+
+
+def api_url(name, **kwargs):
+    """The absolute address of the API's ``name`` under the canonical origin."""
+    return absolute_url(reverse(f"api:{name}", kwargs=kwargs))
+
+
+class AuthorSerializer(serializers.Serializer):
+    """A CSL name: a person as family and given names, an organisation as a
+    literal."""
+
+    family = serializers.CharField(required=False)
+    given = serializers.CharField(required=False)
+    literal = serializers.CharField(required=False)
+
+
+class WorkIdentifierSerializer(serializers.Serializer):
+    scheme = serializers.CharField(help_text="arXiv or DOI.")
+    value = serializers.CharField()
+    url = serializers.URLField()
+
+
+class DocumentSerializer(serializers.Serializer):
+    """A document as a list shows it: its citation fields, its full author
+    list as far as known, its filing, tags and successor."""
+
+    identifier = serializers.SerializerMethodField(help_text="LIT-004.")
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+    registry = serializers.CharField(source="registry.prefix")
+    number = serializers.IntegerField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Document.Status.choices)
+    title = serializers.CharField()
+    authors = serializers.CharField(help_text="As the citation prints them.")
+    author_list = serializers.SerializerMethodField()
+    authors_complete = serializers.SerializerMethodField()
+    year = serializers.IntegerField()
+    source_identifier = serializers.CharField()
+    citation_note = serializers.CharField()
+    citation = serializers.SerializerMethodField()
+    venue = serializers.CharField()
+    publication_type = serializers.CharField()
+    publication_date = serializers.CharField()
+    doi = serializers.CharField(source="work_doi")
+    work_identifiers = serializers.SerializerMethodField()
+    summary = serializers.CharField()
+    topic = serializers.CharField(
+        source="topic.slug", allow_null=True, help_text="Its topic's slug, or null."
+    )
+    tags = serializers.SerializerMethodField()
+    superseded_by = serializers.SerializerMethodField()
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
+    withdrawal_reason = serializers.CharField()
+    updated_at = serializers.DateTimeField()
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_identifier(self, document):
+        return str(document.identifier)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, document):
+        return api_url("document-detail", identifier=document.identifier)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, document):
+        return absolute_url(document.get_absolute_url())
+
+    @extend_schema_field(AuthorSerializer(many=True))
+    def get_author_list(self, document):
+        return document.known_authors[0]
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_authors_complete(self, document):
+        """Whether ``author_list`` names every author."""
+        return document.known_authors[1]
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_citation(self, document):
+        return document.citation.render()
+
+    @extend_schema_field(WorkIdentifierSerializer(many=True))
+    def get_work_identifiers(self, document):
+        return [
+            {
+                "scheme": value["propertyID"],
+                "value": value["value"],
+                "url": value["url"],
+            }
+            for value in structured.identifiers(document)
+        ]
+
+    @extend_schema_field(serializers.ListField(child=serializers.SlugField()))
+    def get_tags(self, document):
+        return sorted(tag.slug for tag in document.tags.all())
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_superseded_by(self, document):
+        successor = document.superseded_by
+        return None if successor is None else str(successor.identifier)
+
+
+class VersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    note = serializers.CharField()
+    published_at = serializers.DateTimeField()
+    page_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, version):
+        return absolute_url(
+            reverse(
+                "catalogue:document-version",
+                kwargs={
+                    "identifier": version.document.identifier,
+                    "number": version.number,
+                },
+            )
+        )
+
+
+NAME_LIST = serializers.ListField(child=serializers.CharField())
+
+
+class DocumentDetailSerializer(DocumentSerializer):
+    """A document with its versions, what it supersedes and its references
+    both ways: the names its text gives, and the documents and decision
+    records whose text names it."""
+
+    versions = serializers.SerializerMethodField()
+    supersedes = serializers.SerializerMethodField()
+    references = serializers.SerializerMethodField()
+    referenced_by = serializers.SerializerMethodField()
+    decisions_referencing = serializers.SerializerMethodField()
+
+    @extend_schema_field(VersionSerializer(many=True))
+    def get_versions(self, document):
+        versions = list(document.versions.all())
+        for version in versions:
+            version.document = document
+        return VersionSerializer(versions, many=True).data
+
+    @extend_schema_field(NAME_LIST)
+    def get_supersedes(self, document):
+        return [str(older.identifier) for older in self.context["supersedes"]]
+
+    @extend_schema_field(NAME_LIST)
+    def get_references(self, document):
+        return sorted({str(reference) for reference in document.references.all()})
+
+    @extend_schema_field(NAME_LIST)
+    def get_referenced_by(self, document):
+        return [str(naming.identifier) for naming in self.context["referenced_by"]]
+
+    @extend_schema_field(NAME_LIST)
+    def get_decisions_referencing(self, document):
+        return [str(decision.label) for decision in self.context["decisions"]]
+
+
+class TopicSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    scope = serializers.CharField()
+    flavour = serializers.CharField()
+    position = serializers.IntegerField()
+    document_count = serializers.IntegerField(help_text="Its public documents.")
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+    documents_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, topic):
+        return api_url("topic-detail", slug=topic.slug)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, topic):
+        return absolute_url(topic.get_absolute_url())
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_documents_url(self, topic):
+        return f"{api_url('document-list')}?topic={topic.slug}"
+
+
+class RegistrySerializer(serializers.Serializer):
+    prefix = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    document_count = serializers.IntegerField(
+        source="public_count", help_text="Its public documents."
+    )
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+    documents_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, registry):
+        return api_url("registry-detail", prefix=registry.prefix)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, registry):
+        return absolute_url(registry.get_absolute_url())
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_documents_url(self, registry):
+        return f"{api_url('document-list')}?registry={registry.prefix}"
+
+
+class TagSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    document_count = serializers.IntegerField(help_text="Its public documents.")
+    page_url = serializers.SerializerMethodField()
+    documents_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, tag):
+        return absolute_url(reverse("catalogue:tag-detail", kwargs={"slug": tag.slug}))
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_documents_url(self, tag):
+        return f"{api_url('document-list')}?tag={tag.slug}"
+
+
+class DecisionLogSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    prefix = serializers.CharField()
+    format = serializers.CharField()
+    is_own = serializers.BooleanField(help_text="The record's own log.")
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+    records_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, log):
+        return api_url("decision-log-detail", log=log.slug)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, log):
+        return absolute_url(log.get_absolute_url())
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_records_url(self, log):
+        return api_url("decision-record-list", log=log.slug)
+
+
+def decision_kwargs(decision):
+    kwargs = {"log": decision.log.slug, "identifier": decision.identifier}
+    if decision.twin != 1:
+        kwargs["twin"] = decision.twin
+    return kwargs
+
+
+class DecisionRecordSerializer(serializers.Serializer):
+    identifier = serializers.SerializerMethodField(help_text="ADR-026.")
+    log = serializers.SlugField(source="log.slug")
+    number = serializers.IntegerField()
+    twin = serializers.IntegerField(
+        help_text="1, or the place of a second file of one number."
+    )
+    title = serializers.CharField()
+    status = serializers.ChoiceField(choices=DecisionRecord.Status.choices)
+    status_text = serializers.CharField()
+    decided_on = serializers.DateField(allow_null=True)
+    published_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+    url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_identifier(self, decision):
+        return str(decision.identifier)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, decision):
+        name = "decision-record-twin" if decision.twin != 1 else "decision-record"
+        return api_url(name, **decision_kwargs(decision))
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, decision):
+        return absolute_url(decision.get_absolute_url())
+
+
+RELATION = inline_serializer(
+    "DecisionRelation",
+    fields={
+        "kind": serializers.CharField(help_text="Supersedes, Superseded by, …"),
+        "identifier": serializers.CharField(),
+        "log": serializers.SlugField(),
+    },
+    many=True,
+)
+
+
+class DecisionRecordDetailSerializer(DecisionRecordSerializer):
+    """A decision record with its Markdown body, its metadata and its
+    relations to other records, read from its side."""
+
+    body = serializers.CharField(help_text="Markdown, as imported or written.")
+    metadata = serializers.JSONField()
+    relations = serializers.SerializerMethodField()
+
+    @extend_schema_field(RELATION)
+    def get_relations(self, decision):
+        return [
+            {
+                "kind": str(kind),
+                "identifier": str(other.identifier),
+                "log": other.log.slug,
+            }
+            for kind, other in self.context["relations"]
+        ]

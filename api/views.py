@@ -1,0 +1,289 @@
+"""The API's views: read-only lists and details of the record.
+
+Anonymous readers see exactly what the public pages show (the ``public()``
+querysets); a signed-in editor or a token's user who may view a model in
+the admin also sees its drafts, in the document and decision record views.
+"""
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics
+from rest_framework.decorators import api_view
+from rest_framework.response import Response
+
+from api import serializers
+from api.pagination import RecordCursorPagination
+from catalogue.filters import DecisionRecordFilter, DocumentFilter
+from catalogue.models import (
+    PUBLIC_STATUSES,
+    DecisionLog,
+    DecisionRecord,
+    DecisionRelation,
+    Document,
+    Registry,
+    Topic,
+)
+from public.views import decision_relations
+
+
+def sees_drafts(request, model):
+    """Whether ``request``'s user may see ``model``'s drafts: those who may
+    view them in the admin, by session or by token, and no one else."""
+    user = request.user
+    return user.is_authenticated and user.has_perm(
+        f"{model._meta.app_label}.view_{model._meta.model_name}"
+    )
+
+
+class RecordView:
+    """What every API view shares: pages by cursor, and answers that say
+    whom they are for. An answer to a token or a session is that user's
+    alone and is never kept by any cache; the page cache keeps the others."""
+
+    pagination_class = RecordCursorPagination
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        patch_vary_headers(response, ["Authorization"])
+        if request.user.is_authenticated:
+            patch_cache_control(response, private=True, no_store=True)
+        return response
+
+
+class RecordFilterBackend(DjangoFilterBackend):
+    """The view's filterset, offering every status to those who see drafts."""
+
+    def get_filterset_kwargs(self, request, queryset, view):
+        kwargs = super().get_filterset_kwargs(request, queryset, view)
+        kwargs["public"] = not sees_drafts(request, queryset.model)
+        return kwargs
+
+
+def documents_for(request):
+    if sees_drafts(request, Document):
+        return Document.objects.all()
+    return Document.objects.public()
+
+
+def document_rows(documents):
+    """Documents with everything a row shows, read in a fixed number of
+    queries whatever the page's size."""
+    return documents.select_related(
+        "registry", "topic", "superseded_by__registry"
+    ).prefetch_related("tags")
+
+
+class DocumentList(RecordView, generics.ListAPIView):
+    """Documents, filtered as the public lists are: registry, topic
+    (``unfiled`` for none), status, year range and tags (all of them)."""
+
+    serializer_class = serializers.DocumentSerializer
+    filter_backends = [RecordFilterBackend]
+    filterset_class = DocumentFilter
+
+    def get_queryset(self):
+        return document_rows(documents_for(self.request))
+
+
+class DocumentDetail(RecordView, generics.RetrieveAPIView):
+    """A document at its permanent identifier, with its versions, what it
+    supersedes and its references both ways."""
+
+    serializer_class = serializers.DocumentDetailSerializer
+
+    def get_object(self):
+        identifier = self.kwargs["identifier"]
+        documents = documents_for(self.request)
+        queryset = document_rows(documents).prefetch_related("versions", "references")
+        try:
+            document = queryset.get(
+                registry__prefix=identifier.prefix, number=identifier.number
+            )
+        except Document.DoesNotExist:
+            raise Http404(f"No document {identifier}.") from None
+        self.related = {
+            "supersedes": documents.filter(superseded_by=document).in_number_order(),
+            "referenced_by": documents.naming(document.identifier).in_number_order(),
+            "decisions": decisions_for(self.request).naming(document.identifier),
+        }
+        return document
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), **getattr(self, "related", {})}
+
+
+class TopicView(RecordView):
+    serializer_class = serializers.TopicSerializer
+
+    def get_queryset(self):
+        return Topic.objects.annotate(
+            document_count=Count(
+                "documents", filter=Q(documents__status__in=PUBLIC_STATUSES)
+            )
+        )
+
+
+class TopicList(TopicView, generics.ListAPIView):
+    """Every topic, with its count of public documents."""
+
+
+class TopicDetail(TopicView, generics.RetrieveAPIView):
+    """A topic; its documents are ``documents_url``'s."""
+
+    lookup_field = "slug"
+
+
+class RegistryView(RecordView):
+    serializer_class = serializers.RegistrySerializer
+
+    def get_queryset(self):
+        return Registry.objects.public().with_public_counts()
+
+
+class RegistryList(RegistryView, generics.ListAPIView):
+    """Every registry holding a public document, with their count."""
+
+
+class RegistryDetail(RegistryView, generics.RetrieveAPIView):
+    """A registry; its documents are ``documents_url``'s."""
+
+    lookup_field = "prefix"
+
+
+class TagView(RecordView):
+    serializer_class = serializers.TagSerializer
+
+    def get_queryset(self):
+        return Document.objects.public().tag_counts()
+
+
+class TagList(TagView, generics.ListAPIView):
+    """Every tag a public document carries, with their count."""
+
+
+class TagDetail(TagView, generics.RetrieveAPIView):
+    """A tag a public document carries; its documents are ``documents_url``'s."""
+
+    lookup_field = "slug"
+
+
+def decisions_for(request):
+    if sees_drafts(request, DecisionRecord):
+        return DecisionRecord.objects.all()
+    return DecisionRecord.objects.public()
+
+
+def logs_for(request):
+    """The decision logs a reader may see: the record's own, and those
+    holding a public decision record (or any, for those who see drafts)."""
+    if sees_drafts(request, DecisionRecord):
+        return DecisionLog.objects.all()
+    public = DecisionRecord.objects.public().filter(log=OuterRef("pk"))
+    return DecisionLog.objects.filter(Q(is_own=True) | Exists(public))
+
+
+class DecisionLogView(RecordView):
+    serializer_class = serializers.DecisionLogSerializer
+
+    def get_queryset(self):
+        return logs_for(self.request)
+
+
+class DecisionLogList(DecisionLogView, generics.ListAPIView):
+    """The decision logs: the record's own and the teams'."""
+
+
+class DecisionLogDetail(DecisionLogView, generics.RetrieveAPIView):
+    """A decision log; its records are ``records_url``'s."""
+
+    lookup_field = "slug"
+    lookup_url_kwarg = "log"
+
+
+class DecisionRecordList(RecordView, generics.ListAPIView):
+    """A decision log's records; ``status`` keeps those of one status
+    (``none``: those stating none), as the log's page does."""
+
+    serializer_class = serializers.DecisionRecordSerializer
+    filter_backends = [RecordFilterBackend]
+    filterset_class = DecisionRecordFilter
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return DecisionRecord.objects.none()
+        log = get_object_or_404(logs_for(self.request), slug=self.kwargs["log"])
+        return decisions_for(self.request).filter(log=log)
+
+
+class DecisionRecordDetail(RecordView, generics.RetrieveAPIView):
+    """A decision record at its identifier in its log (a second file of one
+    number at ``…/ADR-064/2/``), with its body and relations."""
+
+    serializer_class = serializers.DecisionRecordDetailSerializer
+
+    def get_object(self):
+        identifier = self.kwargs["identifier"]
+        log = get_object_or_404(logs_for(self.request), slug=self.kwargs["log"])
+        decision = get_object_or_404(
+            decisions_for(self.request),
+            log=log,
+            number=identifier.number,
+            twin=self.kwargs.get("twin", 1),
+        )
+        if identifier.prefix != log.prefix:
+            raise Http404(f"No decision record {identifier} in {log.slug}.")
+        self.relations = self.relations_of(decision)
+        return decision
+
+    def relations_of(self, decision):
+        if not sees_drafts(self.request, DecisionRecord):
+            return decision_relations(decision)
+        rows = DecisionRelation.objects.filter(
+            Q(source=decision) | Q(target=decision)
+        ).select_related("source__log", "target__log")
+        return [
+            (relation.get_kind_display(), relation.target)
+            if relation.source_id == decision.pk
+            else (DecisionRelation.Kind(relation.kind).inverse_label, relation.source)
+            for relation in rows.order_by("kind", "source__number", "target__number")
+        ]
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        return {**context, "relations": getattr(self, "relations", [])}
+
+
+@extend_schema_view(get=extend_schema(operation_id="decision_record_twin_retrieve"))
+class DecisionRecordTwinDetail(DecisionRecordDetail):
+    """A second (third, …) file of one number in a decision log."""
+
+
+ROOT = {
+    "documents": "document-list",
+    "topics": "topic-list",
+    "registries": "registry-list",
+    "tags": "tag-list",
+    "decision_logs": "decision-log-list",
+    "schema": "schema",
+    "docs": "docs",
+}
+
+
+@extend_schema(
+    responses={200: {"type": "object", "additionalProperties": {"type": "string"}}}
+)
+@api_view(["GET"])
+def api_root(request):
+    """Where each of the API's lists, its description and its docs are."""
+    return Response({key: serializers.api_url(name) for key, name in ROOT.items()})
+
+
+def not_found(request):
+    """An address under /api/ that names nothing: 404 in JSON."""
+    return JsonResponse(
+        {"detail": f"The API has nothing at {request.path}."}, status=404
+    )
