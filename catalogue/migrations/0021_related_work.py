@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalogue", "0019_known_venues"),
+        ("catalogue", "0020_document_datestamp_order"),
     ]
 
     operations = [
