@@ -122,12 +122,6 @@ BENCHMARKS = [
         env={"BENCH_SEARCH_DATABASE_URL": database("search")},
     ),
     Benchmark(
-        "import",
-        "bench/import_bench.py",
-        2_000,
-        env={"BENCH_DATABASE_URL": database("import")},
-    ),
-    Benchmark(
         "api",
         "bench/api_bench.py",
         2_000,
