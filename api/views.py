@@ -10,7 +10,8 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
@@ -28,6 +29,10 @@ from catalogue.models import (
     Topic,
 )
 from public.views import decision_relations
+
+# A tag is named by its slug: the public lists' tag filter reads taggit's
+# slugs, a path the description cannot follow through taggit's manager.
+extend_schema_field(OpenApiTypes.STR)(DocumentFilter.base_filters["tag"])
 
 
 def sees_drafts(request, model):

@@ -57,6 +57,12 @@ class DocumentFilter(django_filters.FilterSet):
 
     def __init__(self, data=None, queryset=None, *, public=True, **kwargs):
         super().__init__(data, queryset, **kwargs)
+        # A filter keeps the form field it built on first use, and each
+        # filterset copies the class's filters: a field built on the class's
+        # own filters (the API's schema reads them) would carry every status,
+        # registry and tag into each copy, past the choices set below.
+        for filter_ in self.filters.values():
+            vars(filter_).pop("_field", None)
         if public:
             self.filters["registry"].queryset = Registry.objects.public()
             self.filters["status"].extra["choices"] = [

@@ -169,7 +169,9 @@ def serving_settings(tmp_path_factory):
     a shared Redis), cache public pages as production does, run background
     jobs at once on a queue of their own, and keep backups in a folder of
     their own. The canonical origin is the test client's own host, so the
-    absolute addresses pages write are those the tests request."""
+    absolute addresses pages write are those the tests request. A change tells
+    no one of the documents it changed (no related-work job after each one):
+    the tests of related work turn that on where they test it."""
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
@@ -182,6 +184,7 @@ def serving_settings(tmp_path_factory):
             "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
         },
         PAGE_CACHE=True,
+        RECORD_CHANGED="",
     ):
         yield
 

@@ -64,3 +64,13 @@ def test_staff_filters_offer_every_status():
     DocumentFactory(published=True)
 
     assert filtered({"status": "draft"}, public=False) == [draft]
+
+
+@pytest.mark.django_db
+def test_private_statuses_stay_refused_after_the_class_filters_built_their_fields():
+    # Reading the class's own filters (as the API's schema does) builds and
+    # keeps their form fields, with every status among the choices.
+    assert "draft" in dict(DocumentFilter.base_filters["status"].field.choices)
+
+    assert not DocumentFilter({"status": "draft"}).is_valid()
+    assert DocumentFilter({"status": "draft"}, public=False).is_valid()

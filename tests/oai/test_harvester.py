@@ -44,7 +44,7 @@ def response_date(scythe):
 
 
 def test_a_harvester_sees_the_whole_record_then_exactly_the_changes(
-    harvester, publisher, editor
+    harvester, editorial_groups, publisher, editor
 ):
     for number in range(1, 5):
         DocumentFactory(number=number, tags=["memory"], published=True)

@@ -123,7 +123,11 @@ def test_cloudfront_invalidates_the_paths_of_the_keys(fake):
     assert request.headers["authorization"].startswith("AWS4-HMAC-SHA256 ")
     namespace = {"cf": "http://cloudfront.amazonaws.com/doc/2020-05-31/"}
     paths = ET.fromstring(request.body).findall(".//cf:Path", namespace)
-    assert [path.text for path in paths] == ["/LIT-004/*", "/topics/distributed/*"]
+    assert [path.text for path in paths] == [
+        "/LIT-004/*",
+        "/api/documents/LIT-004/*",
+        "/topics/distributed/*",
+    ]
 
 
 def test_a_failing_purge_is_retried_then_logged_as_given_up(fake, caplog):

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 import actions.decisions
 import actions.documents
+from api import urls as api_urls
 from catalogue.models import Preface
 from catalogue.references import write_references
 from public import scopes
@@ -262,13 +263,16 @@ def test_a_decisions_revision_refreshes_the_documents_it_names_and_named(
 def test_every_public_page_names_the_scopes_it_shows():
     """A page missing from the map would never be cached; one the map names
     that no URL serves would be a stale entry. Staff exports are not cached,
-    nor decision images (any log's), which carry validators of their own."""
+    nor decision images (any log's), which carry validators of their own, nor
+    the API's description and its docs, which show nothing of the record."""
     pages = {
-        f"catalogue:{pattern.name}"
-        for pattern in public_urls.urlpatterns
+        f"{namespace}:{pattern.name}"
+        for namespace, urls in (("catalogue", public_urls), ("api", api_urls))
+        for pattern in urls.urlpatterns
         if getattr(pattern, "name", None)
     }
     never = {name for name in pages if name.startswith("catalogue:export-")}
     never.update({"catalogue:decision-image", "catalogue:log-decision-image"})
+    never.update({"api:schema", "api:docs"})
 
     assert pages - never == set(scopes.PAGES)

@@ -170,16 +170,18 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     # Topics, documents per topic, preface.
     with django_assert_num_queries(3):
         soup_of(client.get(reverse("catalogue:index")))
-    # Topic, row count, rows, preface, counts, registry and tag choices.
-    with django_assert_num_queries(7):
+    # Topic, row count, rows, preface, counts, registry and tag choices, and
+    # the documents per year of its chart.
+    with django_assert_num_queries(8):
         soup_of(client.get(topic.get_absolute_url()))
     # Row count, rows, counts, registry and tag choices.
     with django_assert_num_queries(5):
         soup_of(client.get(reverse("catalogue:unfiled")))
     # Document with registry and topic, its tags, the documents it supersedes,
-    # its versions, documents and decision records that name it.
+    # its versions, documents and decision records that name it, its related
+    # work.
     path = first.get_absolute_url()
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         soup_of(client.get(path))
 
 

@@ -29,6 +29,13 @@ def related_on_page(client, document):
 
 
 @pytest.fixture
+def told(settings):
+    """Changes tell related work of the documents they change, from the
+    first (the record's own documents are published after this)."""
+    settings.RECORD_CHANGED = "similarity.jobs.documents_changed"
+
+
+@pytest.fixture
 def record():
     topic = TopicFactory(name="Distributed optimization", slug="distributed")
     cited = DocumentFactory(
@@ -119,7 +126,7 @@ def test_the_page_costs_one_query_for_its_related_work_however_long(
 
 
 def test_publishing_a_document_recomputes_its_related_work_in_a_job(
-    record, publisher, committed, settings
+    told, record, publisher, committed, settings
 ):
     settings.JOBS_IN_PROCESS = True
     call_command("recompute_related", stdout=io.StringIO())
@@ -139,7 +146,9 @@ def test_publishing_a_document_recomputes_its_related_work_in_a_job(
     ).exists()
 
 
-def test_a_withdrawn_document_leaves_every_list(record, publisher, committed, settings):
+def test_a_withdrawn_document_leaves_every_list(
+    told, record, publisher, committed, settings
+):
     settings.JOBS_IN_PROCESS = True
     call_command("recompute_related", stdout=io.StringIO())
     assert RelatedDocument.objects.filter(related=record["second"]).exists()
