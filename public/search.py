@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.core.paginator import InvalidPage, Paginator
+from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import F, Q, Value
 from django.db.models.expressions import RawSQL
@@ -41,6 +41,9 @@ from catalogue.trigrams import similarity
 
 MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 50
+# Past any page a record can have; an offset beyond it is one neither database
+# takes (64 bits).
+MAX_OFFSET = 2**62
 PASSAGE_WORDS = 40
 CONFIG = "english"
 # Private-use characters mark the highlights, so the text around them can be
@@ -178,9 +181,8 @@ def is_full_text():
 class SearchResults:
     """The documents, decision records and topics that match a query."""
 
-    def __init__(self, query, data, *, passages=True):
+    def __init__(self, query, data):
         self.query = query
-        self.passages = passages
         self.terms = Terms.parse(query)
         documents = Document.objects.public().select_related("registry", "topic")
         if query:
@@ -192,14 +194,8 @@ class SearchResults:
     def context(self, request):
         is_filtered = any(request.GET.get(name) for name in self.filter.filters)
         searched = bool(self.query) or is_filtered
-        paginator = Paginator(
-            self.filter.qs if searched else Document.objects.none(), RESULTS_PER_PAGE
-        )
-        try:
-            page = paginator.page(request.GET.get("page") or 1)
-        except InvalidPage as error:
-            raise Http404(str(error)) from None
-        documents = list(page.object_list)
+        page = self._page(request.GET.get("page") or 1, searched)
+        documents = page.object_list
         decisions = self._match_decisions() if self.query else []
         topics = self._match_topics() if self.query else []
         found = documents or decisions or topics
@@ -214,7 +210,7 @@ class SearchResults:
             "is_filtered": is_filtered,
             "filter": self.filter,
             "page_obj": page,
-            "paginator": paginator,
+            "paginator": page.paginator,
             "documents": documents,
             "decisions": decisions,
             "topics": topics,
@@ -224,20 +220,48 @@ class SearchResults:
 
     # Documents
 
+    def _page(self, number, searched):
+        """Page ``number`` of the matching documents, in two queries at any
+        number of matches: the page's ids in order with how many match (the
+        matches are ranked and counted in one pass, and only their ids are
+        sorted), then the page's documents with their passages, which are
+        worked out for the shown rows only."""
+        paginator = Paginator(Document.objects.none(), RESULTS_PER_PAGE)
+        try:
+            number = int(number)
+        except (TypeError, ValueError):
+            raise Http404(paginator.error_messages["invalid_page"]) from None
+        if number < 1:
+            raise Http404(paginator.error_messages["min_page"])
+        start = (number - 1) * RESULTS_PER_PAGE
+        if start > MAX_OFFSET:
+            raise Http404(paginator.error_messages["no_results"])
+        ranked = _ranked_ids(self.filter.qs, start) if searched else []
+        if not ranked and number > 1:
+            raise Http404(paginator.error_messages["no_results"])
+        # Paginator counts lazily: the count read with the ids is its count.
+        paginator.count = ranked[0][1] if ranked else 0
+        order = {pk: position for position, (pk, _) in enumerate(ranked)}
+        documents = sorted(
+            self._with_passages(
+                Document.objects.filter(pk__in=order).select_related(
+                    "registry", "topic"
+                )
+            )
+            if ranked
+            else [],
+            key=lambda document: order[document.pk],
+        )
+        return Page(documents, number, paginator)
+
     def _match_documents(self, documents):
         if not self.terms:
             return documents.none()
         if is_full_text():
             query = self._search_query()
-            passages = {}
-            if self.passages:
-                passages = {
-                    "headline": _headline("summary", query, max_words=PASSAGE_WORDS),
-                    "title_headline": _headline("title", query, highlight_all=True),
-                }
             return (
                 documents.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query), **passages)
+                .annotate(rank=SearchRank(F("search_vector"), query))
                 .order_by("-rank", "registry__prefix", "number")
             )
         return _fts5_match(
@@ -245,8 +269,30 @@ class SearchResults:
             "document_fts",
             self.terms,
             weights=[10, 10, 4, 1],
-            select=FTS5_PASSAGES if self.passages else {},
             order=["registry__prefix", "number"],
+        )
+
+    def _with_passages(self, documents):
+        """``documents`` (of this search's matches) with the summary's
+        matching passage and the marked title. FTS5 marks only the terms
+        of a MATCH, so a search that only leaves words out has none there."""
+        if not self.query or not self.terms:
+            return documents
+        if is_full_text():
+            query = self._search_query()
+            return documents.annotate(
+                headline=_headline("summary", query, max_words=PASSAGE_WORDS),
+                title_headline=_headline("title", query, highlight_all=True),
+            )
+        if not self.terms.groups:
+            return documents
+        table = Document._meta.db_table
+        return documents.extra(
+            tables=["document_fts"],
+            where=[f"document_fts.rowid = {table}.id", "document_fts MATCH %s"],
+            params=[self.terms.fts5()],
+            select={name: sql for name, (sql, _) in FTS5_PASSAGES.items()},
+            select_params=[p for _, params in FTS5_PASSAGES.values() for p in params],
         )
 
     # Decision records and topics: few rows, listed whole.
@@ -290,6 +336,40 @@ class SearchResults:
         )
 
 
+def _ranked_ids(documents, start):
+    """``[(id, how many match)]`` for a page of ``documents`` (an ordered
+    query set) from ``start``.
+
+    The matches are counted and ranked in one pass, over narrow rows: the id
+    and the order's keys are read first (a materialised query), then counted
+    and sorted. Counted in the same query as the rest, PostgreSQL would hold
+    every match's whole row, search vector included, for the count, and work
+    out the rank after it.
+    """
+    if documents.query.is_empty():
+        return []
+    order = documents.query.order_by
+    keys = [f"key{n}" for n in range(len(order))]
+    sql, params = (
+        documents.order_by()
+        .values_list("pk", *(name.removeprefix("-") for name in order))
+        .query.sql_with_params()
+    )
+    materialized = "MATERIALIZED" if connection.vendor == "postgresql" else ""
+    by = ", ".join(
+        f"{key} {'DESC' if name.startswith('-') else 'ASC'}"
+        for key, name in zip(keys, order, strict=True)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH matched (id, {', '.join(keys)}) AS {materialized} ({sql}) "
+            f"SELECT id, count(*) OVER () FROM matched ORDER BY {by} "
+            "LIMIT %s OFFSET %s",
+            [*params, RESULTS_PER_PAGE, start],
+        )
+        return cursor.fetchall()
+
+
 # The summary's matching passage and the title, marked, from document_fts.
 FTS5_PASSAGES = {
     "headline": (
@@ -310,12 +390,12 @@ def _headline(name, query, **options):
     )
 
 
-def _fts5_match(queryset, fts, terms, weights, order, select=None):
+def _fts5_match(queryset, fts, terms, weights, order):
     """``queryset`` narrowed to the rows of FTS5 table ``fts`` that match
-    ``terms``, best first, with ``select``'s FTS5 functions as attributes.
+    ``terms``, best first.
 
-    FTS5's rank and passages exist only in a query that joins its table with
-    MATCH, and the ORM has no join to a virtual table: ``extra()`` adds it.
+    FTS5's rank exists only in a query that joins its table with MATCH, and
+    the ORM has no join to a virtual table: ``extra()`` adds it.
     """
     table = queryset.model._meta.db_table
     match = terms.fts5()
@@ -324,16 +404,11 @@ def _fts5_match(queryset, fts, terms, weights, order, select=None):
             f"SELECT rowid FROM {fts} WHERE {fts} MATCH %s", [terms.fts5_excluded()]
         )
         return queryset.exclude(pk__in=excluded).order_by(*order)
-    select = {
-        "rank": (f"bm25({fts}, {', '.join(map(str, weights))})", []),
-        **(select or {}),
-    }
     return queryset.extra(
         tables=[fts],
         where=[f"{fts}.rowid = {table}.id", f"{fts} MATCH %s"],
         params=[match],
-        select={name: sql for name, (sql, _) in select.items()},
-        select_params=[param for _, params in select.values() for param in params],
+        select={"rank": f"bm25({fts}, {', '.join(map(str, weights))})"},
     ).order_by("rank", *order)
 
 

@@ -590,11 +590,11 @@ def filter_query(request):
     return query.urlencode()
 
 
-def _search_results(request, *, passages=True):
+def _search_results(request):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
         raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
-    results = search.SearchResults(query, request.GET, passages=passages)
+    results = search.SearchResults(query, request.GET)
     if not results.filter.is_valid():
         raise BadRequest(results.filter.errors.as_text())
     return results
@@ -616,7 +616,7 @@ def search_view(request):
 
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
-    results = _search_results(request, passages=False)
+    results = _search_results(request)
     page = request.GET.get("page", "1")
     return filtered_citation_response(results.filter, fmt, "search", page)
 

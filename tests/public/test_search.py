@@ -2,11 +2,18 @@
 
 import pytest
 from bs4 import BeautifulSoup
+from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
+from django.db.models import F
 from django.urls import reverse
 
 from catalogue.models import Document
-from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -300,11 +307,62 @@ def test_results_are_paginated(client):
     assert first.select_one("a[rel=next]")["href"] == "?q=sharding&page=2"
 
 
+def ranked_labels(word):
+    """Every public document matching ``word``, best first, as one ranked
+    query of all the matches reads them (ties in registry and number order)."""
+    documents = Document.objects.public().select_related("registry")
+    if connection.vendor == "postgresql":
+        query = SearchQuery(word, search_type="websearch", config="english")
+        ranked = (
+            documents.filter(search_vector=query)
+            .annotate(rank=SearchRank(F("search_vector"), query))
+            .order_by("-rank", "registry__prefix", "number")
+        )
+    else:
+        ranked = documents.extra(
+            tables=["document_fts"],
+            where=[
+                "document_fts.rowid = catalogue_document.id",
+                "document_fts MATCH %s",
+            ],
+            params=[f'"{word}"'],
+            select={"rank": "bm25(document_fts, 10, 10, 4, 1)"},
+        ).order_by("rank", "registry__prefix", "number")
+    return [document.label for document in ranked]
+
+
+def test_every_page_keeps_the_order_of_the_whole_ranking(client):
+    practice = RegistryFactory(prefix="PRA", name="Practice registry")
+    for number in range(1, 61):
+        # Four levels of relevance, thirty documents tied on each.
+        summary = "sharding " * (1 + number % 4) + "and the rest."
+        for registry in [RegistryFactory(), practice]:
+            DocumentFactory(
+                registry=registry,
+                number=number,
+                title=f"Note {number}",
+                summary=summary,
+                published=True,
+            )
+    DocumentFactory(number=99, title="Sharding", summary="Sharding sharding.")
+
+    pages = [search(client, q="sharding", page=page) for page in ["1", "2", "3"]]
+
+    assert [len(document_labels(page)) for page in pages] == [50, 50, 20]
+    labels = [label for page in pages for label in document_labels(page)]
+    assert labels == ranked_labels("sharding")
+    assert "LIT-099" not in labels
+    assert pages[2].select_one("#document-results").get_text() == "Documents (120)"
+    assert pages[2].select_one("ol.results")["start"] == "101"
+
+
 @pytest.mark.parametrize(
     ("params", "status"),
     [
         ({"q": "x", "page": "abc"}, 404),
         ({"q": "x", "page": "99"}, 404),
+        ({"q": "x", "page": "0"}, 404),
+        ({"q": "x", "page": "9" * 30}, 404),
         ({"year_from": "abc"}, 400),
         ({"year_to": "99999999999"}, 400),
         ({"status": "draft"}, 400),
