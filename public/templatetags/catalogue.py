@@ -163,7 +163,18 @@ def filter_fields(form):
             parts.append((name, choices))
         else:
             parts.append((name, None))
-    data = sorted(form.data.lists()) if form.is_bound else None
+    # Only the fields' own values: the search's words and the page number,
+    # which no field shows, would make a fragment per search.
+    names = [form.add_prefix(name) for name in form.fields]
+    data = (
+        sorted(
+            (key, values)
+            for key, values in form.data.lists()
+            if any(key == name or key.startswith(f"{name}_") for name in names)
+        )
+        if form.is_bound
+        else None
+    )
     key = fragments.key(FILTER_FIELDS_FORMAT, get_language(), parts, data)
 
     def build(missing):
