@@ -13,6 +13,7 @@ title cell carries the row's citation as COinS, for reference managers.
 from html import escape
 
 from django.urls import reverse
+from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
@@ -148,3 +149,36 @@ def _topic_cell():
         )
 
     return cell
+
+
+def search_results(documents):
+    """The ``<li>`` elements of a search's ``documents``, as one piece of HTML.
+
+    Each document has its marked ``title_html`` and ``passage`` (safe HTML);
+    every other value is escaped. As a table row's, the URL is reversed once
+    and the status labels translated once for the page.
+    """
+    path = identifier_path("catalogue:document-detail")
+    statuses = {value: escape(str(label)) for value, label in Document.Status.choices}
+    items = []
+    for document in documents:
+        url = escape(path(document.identifier))
+        status = document.status
+        flag = (
+            ""
+            if status == Document.Status.ACTIVE
+            else f' · <span class="status-flag status-{escape(status)}">'
+            f"{statuses[status]}</span>"
+        )
+        topic = escape(document.topic.name) if document.topic else "Unfiled"
+        items.append(
+            "\n      <li>\n"
+            f'        <p class="result-title"><a href="{url}">'
+            f"{escape(document.label)}: {conditional_escape(document.title_html)}"
+            "</a></p>\n"
+            f'        <p class="citation">{escape(document.citation.render())}'
+            f"{flag} · {topic}</p>\n"
+            f'        <p class="passage">{conditional_escape(document.passage)}</p>\n'
+            "      </li>\n      "
+        )
+    return mark_safe("".join(items))

@@ -38,6 +38,7 @@ from catalogue.identifiers import Identifier
 from catalogue.models import PUBLIC_STATUSES, DecisionRecord, Document, Registry, Topic
 from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
 from catalogue.trigrams import similarity
+from public.rows import search_results
 
 MAX_QUERY_LENGTH = 200
 RESULTS_PER_PAGE = 50
@@ -212,6 +213,7 @@ class SearchResults:
             "page_obj": page,
             "paginator": page.paginator,
             "documents": documents,
+            "results": search_results(documents),
             "decisions": decisions,
             "topics": topics,
             "identifier_notice": identifier_notice(self.query),
