@@ -45,7 +45,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
-PORT = 8037
+PORT = int(os.environ.get("BENCH_SEARCH_PORT", "8037"))
 BIND = f"127.0.0.1:{PORT}"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_search"
 PG_URL = os.environ.get("BENCH_SEARCH_DATABASE_URL", DEFAULT_URL)
