@@ -1,4 +1,5 @@
 from django import template
+from django.forms.models import ModelChoiceIterator
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.urls import reverse
@@ -157,8 +158,7 @@ def filter_fields(form):
     for name, field in form.fields.items():
         widget = field.widget
         if hasattr(widget, "choices"):
-            # Iterated, not list()ed: a model's choices count themselves first.
-            widget.choices = [choice for choice in widget.choices]  # noqa: C416
+            widget.choices = _listed_choices(widget.choices)
             choices = [(str(value), str(label)) for value, label in widget.choices]
             parts.append((name, choices))
         else:
@@ -182,3 +182,17 @@ def filter_fields(form):
         return {key: html.strip()}
 
     return mark_safe(fragments.many([key], build)[key])
+
+
+def _listed_choices(choices):
+    """A widget's ``choices`` as a list, a model's read in one plain query:
+    their iterator would read them through ``iterator()``, on PostgreSQL a
+    server-side cursor (declare, fetch, close) for a few dozen rows."""
+    if not isinstance(choices, ModelChoiceIterator):
+        return list(choices)
+    field = choices.field
+    labels = [("", field.empty_label)] if field.empty_label is not None else []
+    if getattr(field, "null_label", None) is not None:
+        # django-filter's choice of none ("Unfiled") follows the empty label.
+        labels.append((field.null_value, field.null_label))
+    return labels + [choices.choice(obj) for obj in choices.queryset]
