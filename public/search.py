@@ -244,16 +244,13 @@ class SearchResults:
         # Paginator counts lazily: the count read with the ids is its count.
         paginator.count = ranked[0][1] if ranked else 0
         order = {pk: position for position, (pk, _) in enumerate(ranked)}
-        documents = sorted(
-            self._with_passages(
-                Document.objects.filter(pk__in=order).select_related(
-                    "registry", "topic"
-                )
+        documents = []
+        if order:
+            shown = Document.objects.public().filter(pk__in=order)
+            documents = sorted(
+                self._with_passages(shown.select_related("registry", "topic")),
+                key=lambda document: order[document.pk],
             )
-            if ranked
-            else [],
-            key=lambda document: order[document.pk],
-        )
         return Page(documents, number, paginator)
 
     def _match_documents(self, documents):
