@@ -1,4 +1,5 @@
-"""The rows of a document table: the one place their HTML is built.
+"""The rows of a document table and the items of a search's results: the
+one place their HTML is built.
 
 A topic page lists up to 1,000 documents, so a row is made from plain values
 rather than a model instance, and its HTML by string formatting of escaped
@@ -7,7 +8,8 @@ rather than by a loop in the template.
 
 The four cells are the record's own (identifier, title, summary, status);
 registry and tag pages, which mix topics, add the topic after the title. The
-title cell carries the row's citation as COinS, for reference managers.
+title cell carries the row's citation as COinS, for reference managers. A
+search's 50 results are built the same way, each with its marked passage.
 """
 
 from html import escape
