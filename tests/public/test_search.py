@@ -462,3 +462,50 @@ def test_the_full_text_tables_follow_every_write(imported_seed):
     assert [row[0] for row in fts_rows("document_fts")] == list(
         Document.objects.order_by("pk").values_list("pk", flat=True)
     )
+
+
+def filter_choices(soup):
+    """The filter form's topics and tags: (value, label, chosen) each."""
+    topics = [
+        (option["value"], option.get_text(), option.has_attr("selected"))
+        for option in soup.select("select[name=topic] option")
+    ]
+    tags = [
+        (box["value"], box.has_attr("checked"))
+        for box in soup.select("input[name=tag]")
+    ]
+    return topics, tags
+
+
+def test_the_filters_offer_what_readers_may_see_and_show_what_each_search_asked(
+    client,
+):
+    memory = TopicFactory(name="Memory", slug="memory")
+    DocumentFactory(
+        number=1, title="Sharding", topic=memory, tags=["sparse"], published=True
+    )
+    DocumentFactory(number=2, title="Sharding draft", topic=memory, tags=["secret"])
+
+    first = search(client, q="sharding", topic="memory", tag="sparse")
+    # Other words, the same filters: the same fields, kept or not.
+    second = search(client, q="other words", topic="memory", tag="sparse")
+    third = search(client, q="sharding", topic="unfiled")
+
+    asked = (
+        [
+            ("", "Any topic", False),
+            ("unfiled", "Unfiled", False),
+            ("memory", "Memory", True),
+        ],
+        [("sparse", True)],
+    )
+    assert filter_choices(first) == asked
+    assert filter_choices(second) == asked
+    assert filter_choices(third) == (
+        [
+            ("", "Any topic", False),
+            ("unfiled", "Unfiled", True),
+            ("memory", "Memory", False),
+        ],
+        [("sparse", False)],
+    )
