@@ -60,15 +60,19 @@ worker: $(VENV)/.installed
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
 ## TEST_WORKERS processes (pytest-xdist), each with its own test database, with
 ## the coverage of the project's code; what CI runs
+## (`make test COVERAGE=` leaves the coverage out, as CI's second run does). A
+## worker that runs out of tests takes queued ones from the other (worksteal):
+## the browser journeys and the worker tests take seconds each, the rest less.
 TEST_WORKERS ?= 2
+COVERAGE ?= --cov --cov-report=term
 test: $(VENV)/.installed-dev
-	$(BIN)/pytest -n $(TEST_WORKERS) --cov --cov-report=term
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal $(COVERAGE)
 
 ## test-fast: the tests that need neither Chromium, Redis, varnishd nor worker
 ## processes of their own (pytest markers, see pyproject.toml)
 FAST_TESTS = not browser and not redis and not varnish and not workers
 test-fast: $(VENV)/.installed-dev
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "$(FAST_TESTS)"
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "$(FAST_TESTS)"
 
 ## lock: compile requirements.lock and requirements-dev.lock (every package,
 ## transitive ones too) from requirements.txt and requirements-dev.txt; run it
