@@ -274,7 +274,9 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)
         self.user = kwargs.get("user")
-        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
+        # The batches are staged as the rows are read; after_import writes
+        # them, with the successors, in one switch-over.
+        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user, staged=True)
         self.file_highest = stated_numbers(dataset)
 
     def import_instance(self, instance, row, **kwargs):
@@ -520,6 +522,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         if problems:
             raise ValidationError(problems)
         self.writer.set_successors(changed)
+        self.writer.switch()
 
     def _successors_named(self):
         """``{identifier: document}`` for every successor the file names: the

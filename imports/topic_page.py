@@ -102,7 +102,9 @@ def import_topic_text(parsed, *, source="", user=None):
         _import_preface(parsed, report)
         registries = _import_registries(parsed, report)
         topic = _import_topic(parsed, report)
-        _import_documents(parsed, registries, topic, report, writer)
+        # The documents are staged, then written by one short switch-over.
+        with writer.staged():
+            _import_documents(parsed, registries, topic, report, writer)
         public = dict(
             Document.objects.public()
             .filter(registry__in=registries.values())
