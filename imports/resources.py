@@ -509,7 +509,12 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
 
     def after_import(self, dataset, result, **kwargs):
         """Successors may come later in the file, so they are set last."""
-        super().after_import(dataset, result, **kwargs)
+        # Not ModelResource.after_import: it sets the table's key sequence back
+        # to the highest key in the table, as loaddata does after rows that
+        # bring their own keys. A file's rows bring none; they take theirs
+        # from the sequence as they are staged, before they are in the table,
+        # so setting it back would hand the same keys out again.
+        resources.Resource.after_import(self, dataset, result, **kwargs)
         known = self._successors_named()
         problems, changed = [], []
         for row_number, document, identifier in self.successors:
