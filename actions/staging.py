@@ -117,9 +117,11 @@ class Staging:
 
     ``switch_seconds`` is how long the last switch-over took: the time the
     record's rows and tables were written, and locked, by the bulk write.
+    ``written`` names every table it has written rows of, or staged them for.
     """
 
-    def __init__(self):
+    def __init__(self, written=()):
+        self.written = set(written)
         self.postgresql = connection.vendor == "postgresql"
         self.staged_tables = {}  # (model, fields or None) -> temporary table
         self.deletions = []  # callables run first at the switch-over
@@ -135,6 +137,7 @@ class Staging:
         instances = list(instances)
         if not instances:
             return instances
+        self.written.add(model._meta.db_table)
         if not self.postgresql:
             return model.objects.bulk_create(instances)
         pk = model._meta.pk
@@ -159,6 +162,7 @@ class Staging:
         if not instances:
             return
         fields = tuple(fields)
+        self.written.add(model._meta.db_table)
         if not self.postgresql:
             model.objects.bulk_update(instances, fields, batch_size=1000)
             return
@@ -175,6 +179,7 @@ class Staging:
     def delete(self, queryset):
         """Delete the rows of ``queryset`` first at the switch-over (at once
         elsewhere than PostgreSQL)."""
+        self.written.add(queryset.model._meta.db_table)
         if self.postgresql:
             self.deletions.append(queryset)
         else:
@@ -220,7 +225,7 @@ class Staging:
         for function in self.afterwards:
             function()
         seconds = time.monotonic() - started
-        self.__init__()
+        self.__init__(self.written)
         self.switch_seconds = seconds
 
     def _switch_postgresql(self):

@@ -20,6 +20,7 @@ from import_export.widgets import Widget
 
 from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter
+from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.models.fields import NUL_MESSAGE
@@ -528,6 +529,10 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             raise ValidationError(problems)
         self.writer.set_successors(changed)
         self.writer.switch()
+        if not self._is_dry_run(kwargs):
+            # As every bulk write does (``bulk_change``), so that the pages
+            # read right after a large import are planned knowing its rows.
+            analysed(self.writer.staging.written)
 
     def _successors_named(self):
         """``{identifier: document}`` for every successor the file names: the

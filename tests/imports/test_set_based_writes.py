@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from taggit.models import TaggedItem
 
 from actions.batch import (
     AUDITED_FIELDS,
@@ -25,6 +26,9 @@ from actions.batch import (
 )
 from catalogue.models import Document, DocumentVersion, Reference, Registry
 from formats import topic_page
+from formats.exports import document_chunks
+from imports.job_functions import read_csv
+from imports.resources import DocumentResource
 from imports.topic_page import import_topic_text
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
 from tests.imports.test_backup import empty_the_record
@@ -274,10 +278,45 @@ def run_restore(tmp_path):
     call_command("import_record", str(path), stdout=io.StringIO())
 
 
+def take_out_documents():
+    """The documents gone, and their numbers free again."""
+    Reference.objects.all().delete()
+    TaggedItem.objects.all().delete()
+    DocumentVersion.objects.all().delete()
+    Document.objects.update(superseded_by=None)
+    Document.objects.all().delete()
+    Registry.objects.update(last_number=0)
+
+
+def run_csv_import(tmp_path):
+    run_import_index(tmp_path)
+    content = b"".join(
+        document_chunks(Document.objects.all(), base_url="http://testserver/")
+    )
+    take_out_documents()
+    # A smaller import analysed in between: the statistics must be the CSV
+    # import's, not left over.
+    imported(50)
+    take_out_documents()
+    result = DocumentResource().import_data(
+        read_csv(content, "record.csv"),
+        dry_run=False,
+        raise_errors=True,
+        use_transactions=True,
+    )
+    assert not result.has_validation_errors()
+    assert Document.objects.count() == 200
+
+
 @pytest.mark.parametrize(
     ("write", "highest"),
-    [(run_import_index, 200), (run_generate_sample, 180), (run_restore, 200)],
-    ids=["import_index", "generate_sample", "import_record"],
+    [
+        (run_import_index, 200),
+        (run_csv_import, 200),
+        (run_generate_sample, 180),
+        (run_restore, 200),
+    ],
+    ids=["import_index", "csv_import", "generate_sample", "import_record"],
 )
 def test_a_bulk_write_leaves_statistics_that_know_its_rows(tmp_path, write, highest):
     write(tmp_path)
