@@ -15,6 +15,7 @@ the planner's statistics of every table it changed brought up to date.
 """
 
 import copy
+import datetime
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,9 +25,11 @@ from auditlog.context import disable_auditlog
 from auditlog.diff import get_field_value, is_primitive, model_instance_diff
 from auditlog.models import LogEntry
 from auditlog.registry import auditlog
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.db.models import DateTimeField, JSONField, Q
+from django.db.models.base import ModelState
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.encoding import smart_str
@@ -144,6 +147,7 @@ class DocumentWriter:
         self.via = via
         self.expired = False
         self.staging = Staging()
+        self._entry_fields = None
         self.staging_batches = staged
         self.switch_seconds = 0.0
 
@@ -348,18 +352,36 @@ class DocumentWriter:
         unsaved, for one bulk insert; None when nothing changed."""
         if not changes:
             return None
-        return LogEntry(
-            content_type=ContentType.objects.get_for_model(instance),
+        # An entry's fields are those of the writer's first entry but for the
+        # row and the time it names: it is made from them, as unpickling
+        # makes an instance, without Model.__init__ again for each of the
+        # thousands of entries a bulk write logs.
+        cid = get_cid()
+        if self._entry_fields is None or self._entry_fields["cid"] != cid:
+            fields = LogEntry(
+                actor=self.user,
+                actor_email=getattr(self.user, "email", None),
+                cid=cid,
+                additional_data={"via": self.via} if self.via else None,
+            ).__dict__
+            self._entry_fields = {k: v for k, v in fields.items() if k != "_state"}
+        entry = LogEntry.__new__(LogEntry)
+        entry.__dict__.update(
+            self._entry_fields,
+            content_type_id=_content_type_id(type(instance)),
             object_pk=str(instance.pk),
             object_id=instance.pk,
             object_repr=str(instance),
             action=action,
             changes=changes,
-            actor=self.user,
-            actor_email=getattr(self.user, "email", None),
-            cid=get_cid(),
-            additional_data={"via": self.via} if self.via else None,
+            timestamp=timezone.now(),
         )
+        entry._state = ModelState()
+        return entry
+
+
+def _content_type_id(model):
+    return ContentType.objects.get_for_model(model).pk
 
 
 def _derived(documents):
@@ -452,7 +474,9 @@ def _compared_fields(model, fields_to_check):
 def _reader(field):
     """How ``get_field_value`` reads ``field`` (JSON changes), as a function of
     (instance, field), and its value for no instance."""
-    if isinstance(field, DateTimeField | JSONField) or not field.concrete:
+    if isinstance(field, DateTimeField) and field.concrete:
+        read = _naive_utc
+    elif isinstance(field, JSONField) or not field.concrete:
         read = _exact
     elif field.many_to_one or field.one_to_one:
         attname = field.attname
@@ -465,11 +489,23 @@ def _reader(field):
         def read(instance, field):
             return getattr(instance, name)
 
+    # get_field_value looks a field's default up on the instance it is given:
+    # for no instance it finds none, whatever the field's default is.
     no_value = get_field_value(None, field, True)
-    if field.concrete and field.has_default() and callable(field.default):
-        return read, lambda field: get_field_value(None, field, True)
     return read, lambda field: no_value
 
 
 def _exact(instance, field):
+    return get_field_value(instance, field, True)
+
+
+def _naive_utc(instance, field):
+    """An aware time as get_field_value gives it: naive, in UTC."""
+    value = getattr(instance, field.attname)
+    if (
+        type(value) is datetime.datetime
+        and settings.USE_TZ
+        and value.utcoffset() is not None
+    ):
+        return value.astimezone(datetime.UTC).replace(tzinfo=None)
     return get_field_value(instance, field, True)
