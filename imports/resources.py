@@ -19,7 +19,7 @@ from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
 
 from actions import filing
-from actions.batch import DocumentWrite, DocumentWriter
+from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
 from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
@@ -271,6 +271,12 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
+
+    def import_data(self, dataset, *args, **kwargs):
+        """The whole file read and written as every bulk write is, without the
+        cycle collector (``collecting_cycles_later``)."""
+        with collecting_cycles_later():
+            return super().import_data(dataset, *args, **kwargs)
 
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)

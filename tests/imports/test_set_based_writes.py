@@ -5,6 +5,7 @@ rows; it writes the record only in its switch-over, all or nothing; and it
 leaves the planner statistics that know its rows."""
 
 import copy
+import gc
 import io
 
 import pytest
@@ -32,6 +33,7 @@ from imports.resources import DocumentResource
 from imports.topic_page import import_topic_text
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
 from tests.imports.test_backup import empty_the_record
+from tests.imports.test_import_csv import csv_text, row
 
 pytestmark = pytest.mark.django_db
 
@@ -207,6 +209,35 @@ def test_staged_batches_write_the_record_only_at_the_switch_over():
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stage_%'")
         assert cursor.fetchone() == (0,)
+
+
+def import_csv_file():
+    DocumentResource().import_data(
+        read_csv(csv_text([row(), row(number="5", identifier="LIT-005")]), "r.csv"),
+        dry_run=False,
+        raise_errors=True,
+        use_transactions=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("write", "documents"),
+    [(lambda: imported(20), 20), (import_csv_file, 2)],
+    ids=["topic_page", "csv"],
+)
+def test_a_bulk_write_pauses_the_cycle_collector_and_turns_it_back_on(write, documents):
+    collecting = []
+
+    def noting(execute, sql, params, many, context):
+        collecting.append(gc.isenabled())
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(noting):
+        write()
+
+    assert Document.objects.count() == documents
+    assert collecting and not any(collecting)
+    assert gc.isenabled()
 
 
 def test_a_failed_import_writes_nothing_it_staged():
