@@ -23,6 +23,7 @@ name them before they are written.
 tables a bulk write changed (``bulk_change`` calls it on every one).
 """
 
+import datetime
 import itertools
 import operator
 import time
@@ -61,8 +62,10 @@ def _columns(model):
 def _plain(field):
     """Whether the field's value goes to the database as the instance holds
     it: no conversion of its own, nothing stamped on save; a key to a row
-    with a whole-number key. (The others are converted as ``bulk_create``
-    converts them.)"""
+    with a whole-number key; an automatic key, which staging takes from the
+    sequence. (The others are converted as ``bulk_create`` converts them.)"""
+    if field.primary_key and isinstance(field, models.AutoField | models.BigAutoField):
+        return True
     if field.many_to_one:
         return isinstance(field.target_field, models.AutoField | models.BigAutoField)
     kind = type(field)
@@ -84,6 +87,8 @@ def _row_values(model, *, add):
     for field in _columns(model):
         if _plain(field):
             getters.append(operator.attrgetter(field.attname))
+        elif isinstance(field, models.DateTimeField):
+            getters.append(_time_value(field, add=add, db=db))
         elif add:
             getters.append(
                 lambda instance, field=field: field.get_db_prep_save(
@@ -97,6 +102,25 @@ def _row_values(model, *, add):
                 )
             )
     return lambda instance: [get(instance) for get in getters]
+
+
+def _time_value(field, *, add, db):
+    """A function giving a time field's value as ``get_db_prep_save`` gives it
+    on PostgreSQL: an aware time, or none, as it is (the stamped ones stamped
+    first); any other value converted."""
+
+    def value(instance):
+        if add:
+            given = field.pre_save(instance, True)
+        else:
+            given = getattr(instance, field.attname)
+        if given is None or (
+            type(given) is datetime.datetime and given.utcoffset() is not None
+        ):
+            return given
+        return field.get_db_prep_save(given, db)
+
+    return value
 
 
 def _quoted(name):
