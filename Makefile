@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-stats bench bench-map map-quality bench-search bench-api
+.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -178,6 +178,11 @@ BENCH_JOBS_BASELINE ?=
 bench-jobs: $(VENV)/.installed-dev
 	$(BIN)/python bench/jobs_bench.py --rows $(BENCH_ROWS) \
 		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
+
+## bench-import: import_index and the CSV import of BENCH_DOCUMENTS rows against COPY
+## of the same rows, and reads right after against settled (bench/results/import.md)
+bench-import: $(VENV)/.installed-dev
+	$(BIN)/python bench/import_bench.py --documents $(BENCH_DOCUMENTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .coverage htmlcov mutants

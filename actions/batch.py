@@ -5,33 +5,45 @@ cross-references, tags, a version row once it is public, an entry in the
 audit trail and fresh pages. ``DocumentWriter`` brings the same to many
 documents at once, each step in one or a few queries for the whole batch, so
 that what an import leaves behind does not depend on which importer made it.
+Its rows go through ``actions.staging``: on PostgreSQL copied into temporary
+tables as the batches come, then moved into the record by one short
+switch-over, within ``DocumentWriter.staged()``.
 ``bulk_change`` is the frame of a bulk write of anything else (a preface, a
 folder of decision records, a restored backup): one transaction, the audit
-trail naming who or what made it, every page expired once it commits.
+trail naming who or what made it, every page expired once it commits, and
+the planner's statistics of every table it changed brought up to date.
 """
 
 import copy
+import datetime
+import gc
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from auditlog.cid import get_cid
 from auditlog.context import disable_auditlog
-from auditlog.diff import model_instance_diff
+from auditlog.diff import get_field_value, is_primitive, model_instance_diff
 from auditlog.models import LogEntry
+from auditlog.registry import auditlog
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import DateTimeField, JSONField, Q
+from django.db.models.base import ModelState
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
 from actions import pages
+from actions.staging import Staging, analysed
 from actions.steps import audited
 from catalogue.citations import source_key
-from catalogue.models import Document, DocumentVersion
+from catalogue.models import Document, DocumentVersion, Reference
 from catalogue.models.fields import keeping_given_times
 from catalogue.numbering import mark_issued
-from catalogue.references import write_references
+from catalogue.references import reference_rows
 
 # What a bulk update may change on a document it finds; the key (registry,
 # number) and the creation time stay.
@@ -75,10 +87,57 @@ def bulk_change(*, user=None, via="", audit=True):
 
     ``audit=False`` writes no audit entry: a restore brings back the audit
     trail itself, as it was.
+
+    Every table it writes is analysed before it commits (``analysed``), so
+    that the first searches and pages after a large import are planned with
+    statistics that know its rows. It runs without the cycle collector
+    (``collecting_cycles_later``).
     """
-    with transaction.atomic(), audited(user, via) if audit else disable_auditlog():
+    written = set()
+    with (
+        collecting_cycles_later(),
+        transaction.atomic(),
+        audited(user, via) if audit else disable_auditlog(),
+        connection.execute_wrapper(_noting_tables(written)),
+    ):
         pages.everything_changed()
         yield
+        # Still in the transaction, whose rows ANALYZE counts.
+        analysed(written & set(connection.introspection.table_names()))
+
+
+@contextmanager
+def collecting_cycles_later():
+    """Pause Python's cycle collector for the block, unless it is paused
+    already. A bulk write holds tens of thousands of new objects (instances,
+    rows, audit entries) at once; each full collection walks every one of
+    them again, and took about half of an import's own time. What the block
+    leaves unreachable is collected once it has ended."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# The table a statement writes: Django quotes the names it writes.
+WRITTEN_TABLE_RE = re.compile(
+    r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]+)"', re.IGNORECASE
+)
+
+
+def _noting_tables(written):
+    """An execute wrapper adding to ``written`` each table a statement writes."""
+
+    def wrapper(execute, sql, params, many, context):
+        if match := WRITTEN_TABLE_RE.match(sql):
+            written.add(match[1])
+        return execute(sql, params, many, context)
+
+    return wrapper
 
 
 class DocumentWriter:
@@ -92,16 +151,48 @@ class DocumentWriter:
     for entries no user made. With ``history``, a new public document gets a
     version row for each of its versions, every one with ``note`` (sample
     data, made up whole).
+
+    Each call writes its batch at once, unless made within ``staged()`` (or
+    by a writer made with ``staged=True``, until ``switch()``): then the
+    batches are staged and written together by one switch-over
+    (``switch_seconds`` says how long it took).
     """
 
     EARLIER_VERSIONS = "Its earlier versions were not kept."
 
-    def __init__(self, *, note, user=None, via="", history=False):
+    def __init__(self, *, note, user=None, via="", history=False, staged=False):
         self.note = note
         self.history = history
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.via = via
         self.expired = False
+        self.staging = Staging()
+        self._entry_fields = None
+        self.staging_batches = staged
+        self.switch_seconds = 0.0
+
+    @contextmanager
+    def staged(self):
+        """Stage every batch written within; write them all, in one
+        switch-over, as the block ends without an error. It must run in a
+        transaction (``bulk_change``): the import stays all or nothing."""
+        if not connection.in_atomic_block:
+            raise RuntimeError("A staged bulk write runs in a transaction.")
+        self.staging_batches = True
+        try:
+            yield self
+        finally:
+            self.staging_batches = False
+        self.switch()
+
+    def switch(self):
+        """Write what is staged into the record."""
+        self.staging.switch()
+        self.switch_seconds = self.staging.switch_seconds
+
+    def _batch_written(self):
+        if not self.staging_batches:
+            self.switch()
 
     def create(self, writes):
         """Insert new documents: their times are the source's, if it gives any
@@ -111,19 +202,23 @@ class DocumentWriter:
             for name, value in write.times.items():
                 if value:
                     setattr(write.document, name, value)
-        with keeping_given_times():
-            Document.objects.bulk_create(documents)
-        self._complete(writes, action=LogEntry.Action.CREATE)
+        with transaction.atomic():
+            with keeping_given_times():
+                self.staging.insert(Document, documents)
+            self._complete(writes, action=LogEntry.Action.CREATE)
+            self._batch_written()
 
     def update(self, writes):
         """Write changed documents: every field of ``UPDATED_FIELDS``."""
         now = timezone.now()
         for write in writes:
             write.document.updated_at = now
-        Document.objects.bulk_update(
-            _derived([write.document for write in writes]), UPDATED_FIELDS
-        )
-        self._complete(writes, action=LogEntry.Action.UPDATE)
+        with transaction.atomic():
+            self.staging.update(
+                Document, _derived([write.document for write in writes]), UPDATED_FIELDS
+            )
+            self._complete(writes, action=LogEntry.Action.UPDATE)
+            self._batch_written()
 
     def set_successors(self, changes):
         """Set each document's successor: ``changes`` is ``[(document,
@@ -147,9 +242,11 @@ class DocumentWriter:
                 )
             )
         documents = [document for document, _ in changes]
-        Document.objects.bulk_update(documents, ["superseded_by"], batch_size=1000)
-        LogEntry.objects.bulk_create([entry for entry in entries if entry])
-        self._expire(documents)
+        with transaction.atomic():
+            self.staging.update(Document, documents, ["superseded_by"])
+            self.staging.insert(LogEntry, [entry for entry in entries if entry])
+            self._expire(documents)
+            self._batch_written()
 
     def _expire(self, documents):
         """Every cached page is expired, once, when the batch touches a public
@@ -166,25 +263,28 @@ class DocumentWriter:
             registry = document.registry
             highest[registry] = max(highest.get(registry, 0), document.number)
         for registry, number in highest.items():
-            mark_issued(registry=registry, number=number)
-        write_references(documents=documents)
+            self.staging.then(
+                lambda registry=registry, number=number: mark_issued(
+                    registry=registry, number=number
+                )
+            )
+        if action != LogEntry.Action.CREATE:
+            self.staging.delete(
+                Reference.objects.filter(document__in=[d.pk for d in documents])
+            )
+        self.staging.insert(Reference, reference_rows(documents=documents))
         entries = [
             self.log_entry(
                 write.document,
                 action,
-                model_instance_diff(
-                    write.before,
-                    write.document,
-                    fields_to_check=AUDITED_FIELDS,
-                    use_json_for_changes=True,
-                ),
+                audit_diff(write.before, write.document, AUDITED_FIELDS),
             )
             for write in writes
         ]
         tagged = [write for write in writes if write.tags is not None]
         entries += self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
         entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
-        LogEntry.objects.bulk_create([entry for entry in entries if entry])
+        self.staging.insert(LogEntry, [entry for entry in entries if entry])
 
     def _write_tags(self, writes, *, new):
         """Set each document's tags to the names given, as ``tags.set()`` would:
@@ -211,10 +311,12 @@ class DocumentWriter:
                 if change[1]
             ]
         if removed:
-            TaggedItem.objects.filter(
-                Q(*removed, _connector=Q.OR), content_type=content_type
-            ).delete()
-        TaggedItem.objects.bulk_create(added)
+            self.staging.delete(
+                TaggedItem.objects.filter(
+                    Q(*removed, _connector=Q.OR), content_type=content_type
+                )
+            )
+        self.staging.insert(TaggedItem, added)
         return entries
 
     def _write_versions(self, documents, *, new):
@@ -229,23 +331,26 @@ class DocumentWriter:
                 )
             )
         now = timezone.now()
-        versions = DocumentVersion.objects.bulk_create(
-            DocumentVersion.snapshot(
-                document,
-                number=number,
-                published_at=now,
-                published_by=self.user,
-                note=self.note if self.history else self.version_note(number),
-            )
-            for document in public
-            for number in self._versions_of(document, new=new)
-            if (document.pk, number) not in existing
+        versions = self.staging.insert(
+            DocumentVersion,
+            (
+                DocumentVersion.snapshot(
+                    document,
+                    number=number,
+                    published_at=now,
+                    published_by=self.user,
+                    note=self.note if self.history else self.version_note(number),
+                )
+                for document in public
+                for number in self._versions_of(document, new=new)
+                if (document.pk, number) not in existing
+            ),
         )
         return [
             self.log_entry(
                 version,
                 LogEntry.Action.CREATE,
-                model_instance_diff(None, version, use_json_for_changes=True),
+                audit_diff(None, version),
             )
             for version in versions
         ]
@@ -267,18 +372,36 @@ class DocumentWriter:
         unsaved, for one bulk insert; None when nothing changed."""
         if not changes:
             return None
-        return LogEntry(
-            content_type=ContentType.objects.get_for_model(instance),
+        # An entry's fields are those of the writer's first entry but for the
+        # row and the time it names: it is made from them, as unpickling
+        # makes an instance, without Model.__init__ again for each of the
+        # thousands of entries a bulk write logs.
+        cid = get_cid()
+        if self._entry_fields is None or self._entry_fields["cid"] != cid:
+            fields = LogEntry(
+                actor=self.user,
+                actor_email=getattr(self.user, "email", None),
+                cid=cid,
+                additional_data={"via": self.via} if self.via else None,
+            ).__dict__
+            self._entry_fields = {k: v for k, v in fields.items() if k != "_state"}
+        entry = LogEntry.__new__(LogEntry)
+        entry.__dict__.update(
+            self._entry_fields,
+            content_type_id=_content_type_id(type(instance)),
             object_pk=str(instance.pk),
             object_id=instance.pk,
             object_repr=str(instance),
             action=action,
             changes=changes,
-            actor=self.user,
-            actor_email=getattr(self.user, "email", None),
-            cid=get_cid(),
-            additional_data={"via": self.via} if self.via else None,
+            timestamp=timezone.now(),
         )
+        entry._state = ModelState()
+        return entry
+
+
+def _content_type_id(model):
+    return ContentType.objects.get_for_model(model).pk
 
 
 def _derived(documents):
@@ -313,3 +436,96 @@ def _tag_change(operation, tags):
             "objects": sorted(str(tag) for tag in tags),
         }
     }
+
+
+def audit_diff(old, new, fields_to_check=None):
+    """What auditlog's ``model_instance_diff(old, new, fields_to_check,
+    use_json_for_changes=True)`` gives, with the fields it compares found
+    once a model rather than once an instance, and each value read as
+    ``get_field_value`` reads it: a bulk write logs thousands of rows."""
+    model = type(new)
+    compared = _compared_fields(model, tuple(fields_to_check or ()))
+    if compared is None:
+        return model_instance_diff(
+            old, new, fields_to_check=fields_to_check, use_json_for_changes=True
+        )
+    diff = {}
+    for compared_field, read, default in compared:
+        before = default(compared_field) if old is None else read(old, compared_field)
+        after = read(new, compared_field)
+        if before != after:
+            diff[compared_field.name] = (
+                before if is_primitive(before) else smart_str(before),
+                after if is_primitive(after) else smart_str(after),
+            )
+    return diff or None
+
+
+_COMPARED = {}
+
+
+def _compared_fields(model, fields_to_check):
+    """``[(field, read, default)]`` as model_instance_diff compares them for
+    a new instance of ``model``; None where it masks a field."""
+    key = (model, fields_to_check)
+    if key not in _COMPARED:
+        from auditlog.diff import get_fields_in_model
+
+        registered = auditlog.get_model_fields(model)
+        if registered["mask_fields"]:
+            _COMPARED[key] = None
+            return None
+        fields = set(get_fields_in_model(model()))
+        if fields_to_check:
+            fields = {
+                field
+                for field in fields
+                if (field.name in fields_to_check)
+                or (field.many_to_one and field.attname in fields_to_check)
+            }
+        if registered["include_fields"]:
+            fields = [f for f in fields if f.name in registered["include_fields"]]
+        if registered["exclude_fields"]:
+            fields = [f for f in fields if f.name not in registered["exclude_fields"]]
+        _COMPARED[key] = [(field, *_reader(field)) for field in fields]
+    return _COMPARED[key]
+
+
+def _reader(field):
+    """How ``get_field_value`` reads ``field`` (JSON changes), as a function of
+    (instance, field), and its value for no instance."""
+    if isinstance(field, DateTimeField) and field.concrete:
+        read = _naive_utc
+    elif isinstance(field, JSONField) or not field.concrete:
+        read = _exact
+    elif field.many_to_one or field.one_to_one:
+        attname = field.attname
+
+        def read(instance, field):
+            return smart_str(getattr(instance, attname), strings_only=True)
+    else:
+        name = field.name
+
+        def read(instance, field):
+            return getattr(instance, name)
+
+    # get_field_value looks a field's default up on the instance it is given:
+    # for no instance it finds none, whatever the field's default is.
+    no_value = get_field_value(None, field, True)
+    return read, lambda field: no_value
+
+
+def _exact(instance, field):
+    return get_field_value(instance, field, True)
+
+
+def _naive_utc(instance, field):
+    """An aware time as get_field_value gives it: naive, in UTC."""
+    value = getattr(instance, field.attname)
+    if (
+        type(value) is datetime.datetime
+        and settings.USE_TZ
+        and value.utcoffset() is not None
+    ):
+        return value.astimezone(datetime.UTC).replace(tzinfo=None)
+    return get_field_value(instance, field, True)

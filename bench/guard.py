@@ -122,6 +122,12 @@ BENCHMARKS = [
         env={"BENCH_SEARCH_DATABASE_URL": database("search")},
     ),
     Benchmark(
+        "import",
+        "bench/import_bench.py",
+        2_000,
+        env={"BENCH_DATABASE_URL": database("import")},
+    ),
+    Benchmark(
         "api",
         "bench/api_bench.py",
         2_000,

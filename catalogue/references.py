@@ -104,38 +104,45 @@ def write_references(*, documents=(), decisions=()):
     record's name keeps the log it resolves in.
     """
     with transaction.atomic():
-        registries = {*Registry.objects.values_list("prefix", flat=True)}
-        logs = list(DecisionLog.objects.order_by("-is_own", "pk"))
+        rows = reference_rows(documents=documents, decisions=decisions)
         Reference.objects.filter(document__in=[d.pk for d in documents]).delete()
         Reference.objects.filter(decision__in=[d.pk for d in decisions]).delete()
-        sources = [("document", document, None) for document in documents]
-        sources += [("decision", decision, decision.log) for decision in decisions]
-        named = []
-        for field, source, context in sources:
-            in_logs = {OWN_PREFIX, *(log.prefix for log in logs)}
-            if context is not None:
-                in_logs.add(context.prefix)
-            found = {
-                (name.prefix, name.number, name.version)
-                for name in find_names(source.reference_text, registries | in_logs)
-                if name.key != source.identifier.key
-            }
-            named.append((field, source, context, sorted(found, key=str)))
-        _with_own_log(logs, named, registries)
-        rows = []
-        for field, source, context, found in named:
-            in_logs = _logs_by_prefix(logs, context)
-            rows.extend(
-                Reference(
-                    prefix=prefix,
-                    number=number,
-                    version=version,
-                    log=in_logs.get(prefix) if prefix not in registries else None,
-                    **{field: source},
-                )
-                for prefix, number, version in found
-            )
         Reference.objects.bulk_create(rows)
+
+
+def reference_rows(*, documents=(), decisions=()):
+    """The references the texts of these documents and decisions make, as
+    unsaved rows (``write_references`` writes them in place of the old)."""
+    registries = {*Registry.objects.values_list("prefix", flat=True)}
+    logs = list(DecisionLog.objects.order_by("-is_own", "pk"))
+    sources = [("document", document, None) for document in documents]
+    sources += [("decision", decision, decision.log) for decision in decisions]
+    named = []
+    for field, source, context in sources:
+        in_logs = {OWN_PREFIX, *(log.prefix for log in logs)}
+        if context is not None:
+            in_logs.add(context.prefix)
+        found = {
+            (name.prefix, name.number, name.version)
+            for name in find_names(source.reference_text, registries | in_logs)
+            if name.key != source.identifier.key
+        }
+        named.append((field, source, context, sorted(found, key=str)))
+    _with_own_log(logs, named, registries)
+    rows = []
+    for field, source, context, found in named:
+        in_logs = _logs_by_prefix(logs, context)
+        rows.extend(
+            Reference(
+                prefix=prefix,
+                number=number,
+                version=version,
+                log=in_logs.get(prefix) if prefix not in registries else None,
+                **{field: source},
+            )
+            for prefix, number, version in found
+        )
+    return rows
 
 
 def _with_own_log(logs, named, registries):

@@ -19,7 +19,8 @@ from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
 
 from actions import filing
-from actions.batch import DocumentWrite, DocumentWriter
+from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
+from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.models.fields import NUL_MESSAGE
@@ -271,10 +272,18 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
 
+    def import_data(self, dataset, *args, **kwargs):
+        """The whole file read and written as every bulk write is, without the
+        cycle collector (``collecting_cycles_later``)."""
+        with collecting_cycles_later():
+            return super().import_data(dataset, *args, **kwargs)
+
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)
         self.user = kwargs.get("user")
-        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user)
+        # The batches are staged as the rows are read; after_import writes
+        # them, with the successors, in one switch-over.
+        self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user, staged=True)
         self.file_highest = stated_numbers(dataset)
 
     def import_instance(self, instance, row, **kwargs):
@@ -507,7 +516,12 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
 
     def after_import(self, dataset, result, **kwargs):
         """Successors may come later in the file, so they are set last."""
-        super().after_import(dataset, result, **kwargs)
+        # Not ModelResource.after_import: it sets the table's key sequence back
+        # to the highest key in the table, as loaddata does after rows that
+        # bring their own keys. A file's rows bring none; they take theirs
+        # from the sequence as they are staged, before they are in the table,
+        # so setting it back would hand the same keys out again.
+        resources.Resource.after_import(self, dataset, result, **kwargs)
         known = self._successors_named()
         problems, changed = [], []
         for row_number, document, identifier in self.successors:
@@ -520,6 +534,11 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         if problems:
             raise ValidationError(problems)
         self.writer.set_successors(changed)
+        self.writer.switch()
+        if not self._is_dry_run(kwargs):
+            # As every bulk write does (``bulk_change``), so that the pages
+            # read right after a large import are planned knowing its rows.
+            analysed(self.writer.staging.written)
 
     def _successors_named(self):
         """``{identifier: document}`` for every successor the file names: the

@@ -88,7 +88,7 @@ def import_topic_text(parsed, *, source="", user=None):
 
     All or nothing: any problem raises ImportRefused and nothing is written.
     """
-    _check_field_limits(parsed)
+    documents = _check_field_limits(parsed)
     report = ImportReport()
     # Version notes are read by readers, on the version pages; the audit trail
     # names the file.
@@ -102,7 +102,9 @@ def import_topic_text(parsed, *, source="", user=None):
         _import_preface(parsed, report)
         registries = _import_registries(parsed, report)
         topic = _import_topic(parsed, report)
-        _import_documents(parsed, registries, topic, report, writer)
+        # The documents are staged, then written by one short switch-over.
+        with writer.staged():
+            _import_documents(parsed, documents, registries, topic, report, writer)
         public = dict(
             Document.objects.public()
             .filter(registry__in=registries.values())
@@ -117,8 +119,11 @@ def import_topic_text(parsed, *, source="", user=None):
 
 
 def _check_field_limits(parsed):
-    """Report values the models refuse (too long, out of range) by line and column."""
+    """Report values the models refuse (too long, out of range) by line and
+    column. Returns a document for each row, as checked: a new document is
+    written from it."""
     problems = []
+    documents = [_document_for(row) for row in parsed.rows]
     checks = [
         (1, "", Preface(heading=parsed.heading, text=parsed.intro), ["id"]),
         (
@@ -133,8 +138,8 @@ def _check_field_limits(parsed):
         for count in parsed.counts
     )
     checks.extend(
-        (row.line, None, _document_for(row), ["registry", "topic", "number"])
-        for row in parsed.rows
+        (row.line, None, document, ["registry", "topic", "number"])
+        for row, document in zip(parsed.rows, documents, strict=True)
     )
     for line, column, instance, exclude in checks:
         try:
@@ -148,6 +153,7 @@ def _check_field_limits(parsed):
                 )
     if problems:
         raise ImportRefused(problems)
+    return documents
 
 
 def _document_for(row, **fields):
@@ -226,7 +232,9 @@ def _import_topic(parsed, report):
     return topic
 
 
-def _import_documents(parsed, registries, topic, report, writer):
+def _import_documents(parsed, documents, registries, topic, report, writer):
+    """Write each row's document (``documents``, as checked, for the new
+    ones); refuse the page if a row would take a document back in version."""
     existing = {
         (document.registry.prefix, document.number): document
         for document in Document.objects.select_related("registry").filter(
@@ -236,15 +244,14 @@ def _import_documents(parsed, registries, topic, report, writer):
     }
     problems, created, updated = [], [], []
     venues = list(Venue.objects.all())
-    for row in progress.counted(parsed.rows, len(parsed.rows)):
+    rows = zip(parsed.rows, documents, strict=True)
+    for row, new in progress.counted(rows, len(parsed.rows)):
         document = existing.get((row.prefix, row.number))
         if document is None:
-            new = _document_for(
-                row,
-                registry=registries[row.prefix],
-                topic=topic,
-                **_venue_fields(row, venues),
-            )
+            new.registry = registries[row.prefix]
+            new.topic = topic
+            for name, value in _venue_fields(row, venues).items():
+                setattr(new, name, value)
             created.append(DocumentWrite(new))
         elif problem := _version_problem(row, document):
             problems.append(problem)

@@ -355,6 +355,23 @@ def test_imported_document_gets_number_references_tags_version_and_audit(
     assert LogEntry.objects.get_for_object(version).get().actor == admin_user
 
 
+def test_documents_added_after_an_import_take_keys_no_document_has(admin_client):
+    # The keys an import's rows take as they are staged must stay taken once
+    # it is done: a document saved later, and the next import, take new ones.
+    TopicFactory(slug="optimisation")
+    confirm(admin_client, preview(admin_client, many_rows(3)))
+    practice = RegistryFactory(prefix="PRA", name="Practice registry")
+    DocumentFactory.create_batch(6, registry=practice)
+    later = csv_text([row(number=str(n), identifier=f"LIT-{n:03d}") for n in [8, 9]])
+
+    confirm(admin_client, preview(admin_client, later))
+
+    assert Document.objects.count() == 11
+    assert sorted(
+        Document.objects.filter(registry__prefix="LIT").values_list("number", flat=True)
+    ) == [1, 2, 3, 8, 9]
+
+
 def test_update_changes_tags_references_and_adds_the_new_version(
     admin_client, admin_user
 ):

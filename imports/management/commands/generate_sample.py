@@ -177,6 +177,14 @@ class Command(BaseCommand):
             for registry in registries
         }
         writer = DocumentWriter(note="Sample data", via="generate_sample", history=True)
+        with writer.staged():
+            made = self.batches(
+                rng, count, registries, topics, tags, writer, next_number
+            )
+        return made
+
+    def batches(self, rng, count, registries, topics, tags, writer, next_number):
+        """Stage ``count`` documents, ``BATCH`` at a time."""
         made = 0
         while made < count:
             batch = []

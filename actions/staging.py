@@ -1,0 +1,301 @@
+"""Rows on their way into the record, written a set at a time.
+
+On PostgreSQL a bulk write is done in two parts. Staging takes rows a batch
+at a time and copies each batch (COPY) into a temporary table
+(``stage_<table>_<n>``), which no other session sees and which takes no lock
+on the record. The switch-over then moves everything in at once: the
+deletions staged, one ``INSERT … SELECT`` a table for new rows, one
+``UPDATE … FROM`` a table and set of columns for changed rows, then the
+bookkeeping staged beside them (a registry's mark). So a long import holds
+the record's locks only for the switch-over, at its end, and is still all or
+nothing: staging and switch-over run in the import's transaction, and the
+temporary tables go with it (``ON COMMIT DROP``).
+
+Elsewhere (SQLite, which locks the whole database for a write anyway) every
+row is written as it is staged, by ``bulk_create`` and ``bulk_update``, and
+the switch-over runs only the bookkeeping.
+
+New rows take their primary keys from the table's own sequence as they are
+staged (one query a batch), so audit entries, versions and references can
+name them before they are written.
+
+``analysed(tables)`` brings the planner's statistics up to date for the
+tables a bulk write changed (``bulk_change`` calls it on every one).
+"""
+
+import datetime
+import itertools
+import operator
+import time
+
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db.models import Field
+
+# The fields whose values need no conversion on their way to the database
+# (those an instance holds are already of the column's type).
+PLAIN_PREPARATION = {
+    kind.get_prep_value
+    for kind in [
+        models.Field,
+        models.CharField,
+        models.TextField,
+        models.IntegerField,
+        models.PositiveIntegerField,
+        models.PositiveSmallIntegerField,
+        models.SmallIntegerField,
+        models.BigIntegerField,
+        models.BooleanField,
+        models.AutoField,
+        models.BigAutoField,
+    ]
+}
+
+# Temporary tables are named apart within a session.
+_staged_tables = itertools.count()
+
+
+def _columns(model):
+    """The model's concrete fields, as an INSERT writes them."""
+    return [field for field in model._meta.concrete_fields if not field.generated]
+
+
+def _plain(field):
+    """Whether the field's value goes to the database as the instance holds
+    it: no conversion of its own, nothing stamped on save; a key to a row
+    with a whole-number key; an automatic key, which staging takes from the
+    sequence. (The others are converted as ``bulk_create`` converts them.)"""
+    if field.primary_key and isinstance(field, models.AutoField | models.BigAutoField):
+        return True
+    if field.many_to_one:
+        return isinstance(field.target_field, models.AutoField | models.BigAutoField)
+    kind = type(field)
+    return (
+        not field.is_relation
+        and kind.pre_save is Field.pre_save
+        and kind.get_db_prep_save is Field.get_db_prep_save
+        and kind.get_db_prep_value
+        in {Field.get_db_prep_value, models.IntegerField.get_db_prep_value}
+        and kind.get_prep_value in PLAIN_PREPARATION
+    )
+
+
+def _row_values(model, *, add):
+    """A function giving an instance's values for its columns, as an INSERT
+    (``add``) writes them, or as an UPDATE does."""
+    db = connections[DEFAULT_DB_ALIAS]
+    getters = []
+    for field in _columns(model):
+        if _plain(field):
+            getters.append(operator.attrgetter(field.attname))
+        elif isinstance(field, models.DateTimeField):
+            getters.append(_time_value(field, add=add, db=db))
+        elif add:
+            getters.append(
+                lambda instance, field=field: field.get_db_prep_save(
+                    field.pre_save(instance, True), db
+                )
+            )
+        else:
+            getters.append(
+                lambda instance, field=field: field.get_db_prep_save(
+                    getattr(instance, field.attname), db
+                )
+            )
+    return lambda instance: [get(instance) for get in getters]
+
+
+def _time_value(field, *, add, db):
+    """A function giving a time field's value as ``get_db_prep_save`` gives it
+    on PostgreSQL: an aware time, or none, as it is (the stamped ones stamped
+    first); any other value converted."""
+
+    def value(instance):
+        if add:
+            given = field.pre_save(instance, True)
+        else:
+            given = getattr(instance, field.attname)
+        if given is None or (
+            type(given) is datetime.datetime and given.utcoffset() is not None
+        ):
+            return given
+        return field.get_db_prep_save(given, db)
+
+    return value
+
+
+def _quoted(name):
+    return connection.ops.quote_name(name)
+
+
+def _logged(sql, started):
+    """A COPY is a statement like any other for the query log (and the tests
+    that count queries); Django logs only what goes through execute()."""
+    if connection.queries_logged:
+        connection.queries_log.append(
+            {"sql": sql, "time": f"{time.monotonic() - started:.3f}"}
+        )
+
+
+class Staging:
+    """The rows a bulk write stages, and its switch-over (``switch``).
+
+    ``switch_seconds`` is how long the last switch-over took: the time the
+    record's rows and tables were written, and locked, by the bulk write.
+    ``written`` names every table it has written rows of, or staged them for.
+    """
+
+    def __init__(self, written=()):
+        self.written = set(written)
+        self.postgresql = connection.vendor == "postgresql"
+        self.staged_tables = {}  # (model, fields or None) -> temporary table
+        self.deletions = []  # callables run first at the switch-over
+        self.afterwards = []  # callables run last at the switch-over
+        self.switch_seconds = 0.0
+
+    @property
+    def empty(self):
+        return not (self.staged_tables or self.deletions or self.afterwards)
+
+    def insert(self, model, instances):
+        """Stage new rows; each instance gets its primary key now."""
+        instances = list(instances)
+        if not instances:
+            return instances
+        self.written.add(model._meta.db_table)
+        if not self.postgresql:
+            return model.objects.bulk_create(instances)
+        pk = model._meta.pk
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) "
+                "FROM generate_series(1, %s)",
+                [model._meta.db_table, pk.column, len(instances)],
+            )
+            for instance, (value,) in zip(instances, cursor.fetchall(), strict=True):
+                setattr(instance, pk.attname, value)
+        row = _row_values(model, add=True)
+        self._copy(model, None, _columns(model), map(row, instances))
+        for instance in instances:
+            instance._state.adding = False
+            instance._state.db = connection.alias
+        return instances
+
+    def update(self, model, instances, fields):
+        """Stage ``fields`` of existing rows to be written."""
+        instances = list(instances)
+        if not instances:
+            return
+        fields = tuple(fields)
+        self.written.add(model._meta.db_table)
+        if not self.postgresql:
+            model.objects.bulk_update(instances, fields, batch_size=1000)
+            return
+        columns = [model._meta.pk, *(model._meta.get_field(name) for name in fields)]
+        rows = (
+            [
+                field.get_db_prep_save(getattr(instance, field.attname), connection)
+                for field in columns
+            ]
+            for instance in instances
+        )
+        self._copy(model, fields, columns, rows)
+
+    def delete(self, queryset):
+        """Delete the rows of ``queryset`` first at the switch-over (at once
+        elsewhere than PostgreSQL)."""
+        self.written.add(queryset.model._meta.db_table)
+        if self.postgresql:
+            self.deletions.append(queryset)
+        else:
+            queryset.delete()
+
+    def then(self, function):
+        """Run ``function()`` last at the switch-over."""
+        self.afterwards.append(function)
+
+    def _copy(self, model, fields, columns, rows):
+        """Copy ``rows`` into the temporary table staging ``model``'s new rows
+        (``fields`` None) or changes of ``fields``, made on first use."""
+        key = (model, fields)
+        table = self.staged_tables.get(key)
+        names = ", ".join(_quoted(field.column) for field in columns)
+        with connection.cursor() as cursor:
+            if table is None:
+                table = f"stage_{model._meta.db_table}_{next(_staged_tables)}"
+                # Its columns have the record table's types and none of its
+                # constraints, indexes or triggers: staging checks nothing
+                # the switch-over does not check again.
+                cursor.execute(
+                    f"CREATE TEMPORARY TABLE {_quoted(table)} ON COMMIT DROP AS "
+                    f"SELECT {names} FROM {_quoted(model._meta.db_table)} "
+                    "WITH NO DATA"
+                )
+                self.staged_tables[key] = table
+            sql = f"COPY {_quoted(table)} ({names}) FROM STDIN"
+            started = time.monotonic()
+            with cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            _logged(sql, started)
+
+    def switch(self):
+        """Write everything staged into the record, one statement a table, in
+        the caller's transaction; then stage anew."""
+        started = time.monotonic()
+        for queryset in self.deletions:
+            queryset.delete()
+        if self.staged_tables:
+            self._switch_postgresql()
+        for function in self.afterwards:
+            function()
+        seconds = time.monotonic() - started
+        self.__init__(self.written)
+        self.switch_seconds = seconds
+
+    def _switch_postgresql(self):
+        # New rows first: a change staged later may name them.
+        staged = sorted(
+            self.staged_tables.items(), key=lambda item: item[0][1] is not None
+        )
+        with connection.cursor() as cursor:
+            for (model, fields), table in staged:
+                target = _quoted(model._meta.db_table)
+                if fields is None:
+                    names = ", ".join(
+                        _quoted(field.column) for field in _columns(model)
+                    )
+                    cursor.execute(
+                        f"INSERT INTO {target} ({names}) "
+                        f"SELECT {names} FROM {_quoted(table)}"
+                    )
+                else:
+                    pk = _quoted(model._meta.pk.column)
+                    assignments = ", ".join(
+                        f"{_quoted(column)} = staged.{_quoted(column)}"
+                        for column in (
+                            model._meta.get_field(name).column for name in fields
+                        )
+                    )
+                    cursor.execute(
+                        f"UPDATE {target} SET {assignments} "
+                        f"FROM {_quoted(table)} AS staged "
+                        f"WHERE {target}.{pk} = staged.{pk}"
+                    )
+                cursor.execute(f"DROP TABLE {_quoted(table)}")
+
+
+def analysed(tables):
+    """Bring the planner's statistics of ``tables`` up to date: ANALYZE on
+    PostgreSQL, ANALYZE and ``PRAGMA optimize`` on SQLite. A bulk write
+    changes a table's shape more than its statistics know until autovacuum
+    catches up; queries planned meanwhile can be many times slower."""
+    tables = sorted(set(tables))
+    if not tables:
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ANALYZE " + ", ".join(_quoted(t) for t in tables))
+        elif connection.vendor == "sqlite":
+            for table in tables:
+                cursor.execute(f"ANALYZE {_quoted(table)}")
+            cursor.execute("PRAGMA optimize")

@@ -1,0 +1,412 @@
+"""Benchmark of the imports against PostgreSQL's COPY of the same rows.
+
+    make bench-import                           # 100,000 rows
+    make bench-import BENCH_DOCUMENTS=5000
+    .venv/bin/python bench/import_bench.py --documents 2000 --json ratios.json
+
+Uses its own database (BENCH_DATABASE_URL, default anthology_bench_import),
+emptied first. In one run it
+
+- writes a topic page of N generated rows (marked as sample data, some naming
+  others) and imports it with ``import_index``;
+- copies the same document rows with COPY into an empty table shaped like the
+  documents' (same columns, constraints and indexes): the baseline;
+- exports the documents as the staff CSV, takes them out of the record and
+  imports the file as the admin does (the dry run, then the write);
+- times search and two renders right after that import, then again once
+  ``VACUUM ANALYZE`` has settled the statistics: the state a deployment is in
+  after a large import against the same a day later.
+
+Every figure is a ratio in which lower is better; ``--json PATH`` writes them
+as ``{"ratios": {name: value}}``. The table goes to bench/results/import.md
+(``--results`` names another file).
+"""
+
+import argparse
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "import.md"
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_import"
+
+os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
+os.environ["ALLOWED_HOSTS"] = "127.0.0.1,testserver"
+sys.path.insert(0, str(ROOT))
+
+PREFIX = "BLIT"
+WORDS = [
+    "model",
+    "training",
+    "data",
+    "results",
+    "performance",
+    "network",
+    "learning",
+    "large",
+    "deep",
+    "accuracy",
+    "parallel",
+    "memory",
+    "compute",
+    "efficient",
+    "distributed",
+    "gradient",
+    "batch",
+    "throughput",
+    "latency",
+    "communication",
+    "bandwidth",
+    "cluster",
+    "sharding",
+    "pipeline",
+    "tensor",
+    "attention",
+    "transformer",
+    "optimizer",
+    "checkpointing",
+    "compression",
+    "sparse",
+]
+SEARCHES = ["gradient compression", "pipeline memory", "sparse attention"]
+
+
+def ensure_database():
+    import psycopg
+
+    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
+    with psycopg.connect(
+        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
+    ) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
+
+
+def setup():
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    # The pages are rendered with DEBUG off: the manifest must exist.
+    call_command("collectstatic", interactive=False, verbosity=0)
+    call_command("flush", interactive=False, verbosity=0)
+
+
+def page_text(rows):
+    """A topic page of ``rows`` generated rows; every tenth names another."""
+    import random
+
+    rng = random.Random(26)
+    lines = [
+        "Topics — [Sample] generated for the import benchmark.",
+        "Benchmark topic — generated rows, sample data only.",
+        f"{rows} of {rows} {PREFIX} documents. Back to the full index.",
+        "| # | Title | Summary | Status |",
+        "|---|---|---|---|",
+    ]
+    for number in range(1, rows + 1):
+        version = 1 + number % 3
+        label = f"{PREFIX}-{number:03d}" + (f" v{version}" if version > 1 else "")
+        title = "[Sample] " + " ".join(rng.choices(WORDS, k=6)).capitalize()
+        text = " ".join(rng.choices(WORDS, k=24)).capitalize()
+        if number % 10 == 0:
+            text += f" Builds on {PREFIX}-{rng.randint(1, rows):03d}."
+        summary = (
+            f"Chen et al. ({2000 + number % 25}), ARXIV-{2000 + number % 25}."
+            f"{number % 100000:05d}. {text}"
+        )
+        lines.append(f"| {label} | {title} | {summary} | Active |")
+    return "\n".join(lines) + "\n"
+
+
+# When each switch-over began (perf_counter), for the time the record's locks
+# are held: from the switch-over to the commit.
+SWITCHES = []
+# When each commit's hooks began and how long they ran: what an import runs
+# in-process once it has committed (the jobs it starts, without a queue).
+COMMITS = []
+# This process's CPU seconds in the last ``timed`` call: the import's own
+# Python, less sensitive than the wall clock to what else the machine runs.
+CPU = {}
+
+
+def noting_switches():
+    """Note when every DocumentWriter switch-over begins (the code before it
+    had none: its locks are held from its first write)."""
+    from actions import batch
+
+    switch = getattr(batch.DocumentWriter, "switch", None)
+    if switch is None:
+        return
+
+    def noted(self):
+        SWITCHES.append(time.perf_counter())
+        return switch(self)
+
+    batch.DocumentWriter.switch = noted
+
+
+def noting_commits():
+    """Note when the commit's hooks begin and how long they take."""
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    run_hooks = BaseDatabaseWrapper.run_and_clear_commit_hooks
+
+    def noted(self):
+        started = time.perf_counter()
+        try:
+            return run_hooks(self)
+        finally:
+            COMMITS.append((started, time.perf_counter() - started))
+
+    BaseDatabaseWrapper.run_and_clear_commit_hooks = noted
+
+
+def timed(function):
+    """(seconds, seconds the record was locked, seconds of the commit's
+    in-process hooks, result) of ``function()``."""
+    SWITCHES.clear()
+    COMMITS.clear()
+    started, cpu = time.perf_counter(), time.process_time()
+    result = function()
+    ended = time.perf_counter()
+    CPU["last"] = time.process_time() - cpu
+    hooks = sum(seconds for _, seconds in COMMITS)
+    committed = COMMITS[-1][0] if COMMITS else ended
+    locked = committed - (SWITCHES[-1] if SWITCHES else started)
+    return ended - started, locked, hooks, result
+
+
+def import_index(rows):
+    from django.core.management import call_command
+
+    from catalogue.models import Document
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "bench-topic.txt"
+        path.write_text(page_text(rows), encoding="utf-8")
+        seconds, locked, hooks, _ = timed(
+            lambda: call_command("import_index", str(path), stdout=io.StringIO())
+        )
+    assert Document.objects.count() == rows, Document.objects.count()
+    print(f"import_index: {CPU['last']:.2f} s of CPU in this process", flush=True)
+    return seconds, locked, hooks
+
+
+def copy_seconds():
+    """COPY of the record's document rows into an empty table of their shape,
+    best of three."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        buffer = io.BytesIO()
+        with cursor.copy("COPY catalogue_document TO STDOUT") as copy:
+            for data in copy:
+                buffer.write(data)
+        data = buffer.getvalue()
+        runs = []
+        for _ in range(3):
+            cursor.execute("DROP TABLE IF EXISTS bench_copy")
+            cursor.execute(
+                "CREATE TABLE bench_copy (LIKE catalogue_document INCLUDING ALL)"
+            )
+            started = time.perf_counter()
+            with cursor.copy("COPY bench_copy FROM STDIN") as copy:
+                copy.write(data)
+            runs.append(time.perf_counter() - started)
+        cursor.execute("DROP TABLE bench_copy")
+    return min(runs)
+
+
+def exported_csv():
+    from catalogue.models import Document
+    from formats.exports import document_chunks
+
+    return b"".join(
+        document_chunks(Document.objects.all(), base_url="http://127.0.0.1/")
+    )
+
+
+def take_out_documents():
+    """The documents and what hangs on them gone; the registry's numbers
+    free again, as before the first import."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE catalogue_document CASCADE")
+        cursor.execute("DELETE FROM taggit_taggeditem")
+        cursor.execute("DELETE FROM auditlog_logentry")
+        cursor.execute("UPDATE catalogue_registry SET last_number = 0")
+
+
+def csv_import(content, rows):
+    from django.contrib.auth.models import User
+
+    from catalogue.models import Document
+    from imports.job_functions import read_csv
+    from imports.resources import DocumentResource
+
+    user, _ = User.objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )
+    seconds, locked, hooks = {}, 0, 0
+    for label, dry_run in [("dry run", True), ("write", False)]:
+        dataset = read_csv(content, "bench.csv")
+        resource = DocumentResource()
+        seconds[label], locked, hooks, result = timed(
+            lambda resource=resource, dataset=dataset, dry_run=dry_run: (
+                resource.import_data(
+                    dataset,
+                    dry_run=dry_run,
+                    raise_errors=True,
+                    use_transactions=True,
+                    rollback_on_validation_errors=True,
+                    user=user,
+                )
+            )
+        )
+        assert not result.has_validation_errors(), result.invalid_rows[:3]
+        print(f"CSV {label}: {CPU['last']:.2f} s of CPU in this process", flush=True)
+    assert Document.objects.count() == rows
+    return seconds, locked, hooks
+
+
+def reading_seconds(rounds=3):
+    """Seconds for the searches, the index and a document page, each the
+    best of ``rounds``, with the page cache out of the way."""
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    from catalogue.models import Document
+
+    document = Document.objects.order_by("number")[len(SEARCHES)]
+    paths = [f"/search/?q={query.replace(' ', '+')}" for query in SEARCHES]
+    paths += ["/", document.get_absolute_url()]
+    client = Client()
+    figures = {}
+    with override_settings(PAGE_CACHE=False):
+        for path in paths:
+            runs = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                response = client.get(path, HTTP_HOST="127.0.0.1")
+                runs.append(time.perf_counter() - started)
+                assert response.status_code == 200, (path, response.status_code)
+            figures[path] = min(runs)
+    return sum(figures.values())
+
+
+def settle():
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def report(f, results):
+    rows = f["rows"]
+    ratios = {
+        "import_index_vs_copy": f["import_index"] / f["copy"],
+        "csv_write_vs_copy": f["csv_write"] / f["copy"],
+        "csv_dry_run_vs_copy": f["csv_dry_run"] / f["copy"],
+        "import_index_to_commit_vs_copy": (f["import_index"] - f["import_index_hooks"])
+        / f["copy"],
+        "csv_write_to_commit_vs_copy": (f["csv_write"] - f["csv_hooks"]) / f["copy"],
+        "import_index_locked_share": f["import_index_locked"] / f["import_index"],
+        "csv_write_locked_share": f["csv_locked"] / f["csv_write"],
+        "reads_after_import_vs_settled": f["reads_fresh"] / f["reads_settled"],
+    }
+    lines = [
+        "# Import benchmark",
+        "",
+        f"{rows:,} generated rows on PostgreSQL, {os.cpu_count()} cores shared "
+        "with other work (figures are ratios against a baseline from the same "
+        "run). Written by `make bench-import`.",
+        "",
+        "| figure | measured | ratio | target |",
+        "|---|---|---|---|",
+        f"| `import_index` vs COPY of the same rows | {f['import_index']:.2f} s "
+        f"({rows / f['import_index']:,.0f} rows/s) vs {f['copy']:.3f} s | "
+        f"{ratios['import_index_vs_copy']:.1f}× | ≥ 5,000 rows/s, ≤ 20× |",
+        f"| CSV import, the write, vs COPY | {f['csv_write']:.2f} s "
+        f"({rows / f['csv_write']:,.0f} rows/s) vs {f['copy']:.3f} s | "
+        f"{ratios['csv_write_vs_copy']:.1f}× | ≥ 5,000 rows/s, ≤ 20× |",
+        f"| `import_index` to its commit (less the "
+        f"{f['import_index_hooks']:.2f} s of jobs it runs in-process once "
+        f"committed) vs COPY | {f['import_index'] - f['import_index_hooks']:.2f} s"
+        f" | {ratios['import_index_to_commit_vs_copy']:.1f}× | report |",
+        f"| CSV write to its commit (less the {f['csv_hooks']:.2f} s of jobs it "
+        f"runs in-process once committed) vs COPY | "
+        f"{f['csv_write'] - f['csv_hooks']:.2f} s | "
+        f"{ratios['csv_write_to_commit_vs_copy']:.1f}× | report |",
+        f"| CSV import, the dry run, vs COPY | {f['csv_dry_run']:.2f} s "
+        f"({rows / f['csv_dry_run']:,.0f} rows/s) vs {f['copy']:.3f} s | "
+        f"{ratios['csv_dry_run_vs_copy']:.1f}× | report |",
+        f"| record locked by `import_index` (switch-over to commit) vs its "
+        f"whole time | {f['import_index_locked']:.2f} s vs "
+        f"{f['import_index']:.2f} s | "
+        f"{ratios['import_index_locked_share']:.0%} | short |",
+        f"| record locked by the CSV write (switch-over to commit) vs its "
+        f"whole time | {f['csv_locked']:.2f} s vs {f['csv_write']:.2f} s | "
+        f"{ratios['csv_write_locked_share']:.0%} | short |",
+        f"| search ×{len(SEARCHES)}, index, document page: right after the CSV "
+        f"import vs after VACUUM ANALYZE | {f['reads_fresh'] * 1000:.0f} ms vs "
+        f"{f['reads_settled'] * 1000:.0f} ms | "
+        f"{ratios['reads_after_import_vs_settled']:.2f}× | ≤ 1.10× |",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if results:
+        results.parent.mkdir(exist_ok=True)
+        results.write_text(text, encoding="utf-8")
+    return ratios
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--documents", type=int, default=100_000)
+    parser.add_argument("--json", type=Path, help="write the ratios here")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    ensure_database()
+    setup()
+    figures = {"rows": args.documents}
+    noting_switches()
+    noting_commits()
+    (
+        figures["import_index"],
+        figures["import_index_locked"],
+        figures["import_index_hooks"],
+    ) = import_index(args.documents)
+    print(f"import_index: {figures['import_index']:.2f} s", flush=True)
+    figures["copy"] = copy_seconds()
+    content = exported_csv()
+    take_out_documents()
+    settle()
+    seconds, figures["csv_locked"], figures["csv_hooks"] = csv_import(
+        content, args.documents
+    )
+    figures["csv_dry_run"], figures["csv_write"] = seconds["dry run"], seconds["write"]
+    print(f"CSV import: {seconds}", flush=True)
+    figures["reads_fresh"] = reading_seconds()
+    settle()
+    figures["reads_settled"] = reading_seconds()
+    ratios = report(figures, args.results)
+    if args.json:
+        args.json.write_text(json.dumps({"ratios": ratios}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
