@@ -38,9 +38,9 @@ os.environ["PAGE_CACHE"] = "0"
 os.environ["API_ANONYMOUS_RATE"] = "1000000/minute"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from export_bench import PORT, ROOT, Server, ensure_database, fill, setup
+from export_bench import PORT, RESULTS_DIR, Server, ensure_database, fill, setup
 
-RESULTS = ROOT / "bench" / "results" / "api.md"
+RESULTS = RESULTS_DIR / "api.md"
 PAGE_SIZE = 1000
 
 

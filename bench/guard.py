@@ -253,7 +253,9 @@ def run(benchmark, budget):
             process = subprocess.Popen(
                 benchmark.command(str(output)),
                 cwd=ROOT,
-                env={**os.environ, **benchmark.env},
+                # Its Markdown report goes to the guard's directory, not
+                # over the recorded one in bench/results/.
+                env={**os.environ, **benchmark.env, "BENCH_RESULTS_DIR": work},
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 # Its servers and workers form a group, ended with it.

@@ -32,7 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results" / "import.md"
+# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "import.md"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_import"
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)

@@ -54,7 +54,9 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results" / "jobs.md"
+# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "jobs.md"
 PORT = int(os.environ.get("BENCH_JOBS_PORT", "8052"))
 SITE = f"http://127.0.0.1:{PORT}"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_jobs"

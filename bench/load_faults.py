@@ -56,7 +56,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-RESULTS = ROOT / "bench" / "results" / "load.md"
+# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "load.md"
 PORT = 8050
 SLOW_FRONT = 8051
 REDIS_URL = "redis://127.0.0.1:6379/7"

@@ -31,7 +31,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results" / "oai.md"
+# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "oai.md"
 PORT = int(os.environ.get("BENCH_OAI_PORT", "8021"))
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench"
 

@@ -27,7 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results" / "render.md"
+# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "render.md"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
 sys.path.insert(0, str(ROOT))

@@ -195,3 +195,41 @@ def test_a_run_prints_what_moved_and_says_so_in_its_status(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "+100.0%  ±20%   SLOWER" in out
     assert "1 ratios moved slower, 0 faster" in out
+
+
+def test_a_benchmarks_report_goes_to_the_guards_directory_not_bench_results(
+    tmp_path,
+):
+    script = tmp_path / "reporting.py"
+    script.write_text(
+        "import json, os, pathlib, sys\n"
+        "folder = pathlib.Path(os.environ['BENCH_RESULTS_DIR'])\n"
+        "(folder / 'report.md').write_text('small run')\n"
+        "json.dump({'ratios': {'where': float(folder.is_dir())}}, "
+        "open(sys.argv[-1], 'w'))\n"
+        "print(folder)\n"
+    )
+    reports = {path: path.read_bytes() for path in guard.RECORD.parent.iterdir()}
+
+    measured = guard.run_all(
+        [Benchmark("reporting", str(script), 7)], budget=120, per_benchmark=60
+    )
+
+    assert measured == {"reporting": {"where": 1.0}}
+    assert {
+        path: path.read_bytes() for path in guard.RECORD.parent.iterdir()
+    } == reports
+
+
+@pytest.mark.parametrize(
+    "benchmark",
+    [b for b in guard.BENCHMARKS if not b.missing()],
+    ids=lambda benchmark: benchmark.name,
+)
+def test_every_benchmark_writes_its_report_where_the_guard_says(benchmark):
+    """A report's path is under ``RESULTS_DIR`` (``BENCH_RESULTS_DIR`` when set),
+    so the guard's small runs leave the recorded reports alone."""
+    source = (guard.ROOT / benchmark.script).read_text(encoding="utf-8")
+    for line in source.splitlines():
+        if line.startswith("RESULTS ="):
+            assert line.startswith("RESULTS = RESULTS_DIR / ")
