@@ -101,11 +101,14 @@ def document_rows(rows, targets, *, topic_column=False):
     """
     path = identifier_path("catalogue:document-detail")
     base = (ROW_FORMAT, topic_column, path(Identifier("X", 0)), get_language())
+    # A target is keyed as a plain tuple of its fields: a named tuple's repr
+    # is written in Python, a tuple's is not, and a page keys a thousand rows.
+    plain = {name: tuple(target) for name, target in targets.items()}
     keys = [
         fragments.key(
             *base,
             row.values,
-            [targets.get(name.key) for name in names_in(row.summary_with_citation)],
+            [plain.get(name.key) for name in names_in(row.summary_with_citation)],
         )
         for row in rows
     ]
