@@ -267,7 +267,7 @@ def _document_targets(keys):
     rows = (
         Document.objects.public()
         .filter(
-            AnyOf(F("number"), sorted({number for _, number in keys})),
+            AnyOf(F("number"), {number for _, number in keys}),
             registry__prefix__in={prefix for prefix, _ in keys},
         )
         .values_list(
