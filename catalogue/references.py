@@ -19,7 +19,12 @@ from typing import NamedTuple
 from django.db import transaction
 from django.db.models import F, FilteredRelation, Q
 
-from catalogue.identifiers import NAME_IN_TEXT_RE, Identifier, identifier_path
+from catalogue.identifiers import (
+    NAME_IN_TEXT_RE,
+    Identifier,
+    identifier_path,
+    permanent_form,
+)
 from catalogue.lookups import AnyOf
 from catalogue.models import (
     OWN_LOG,
@@ -304,9 +309,9 @@ class _Targets:
         self.labels = {value: str(label) for value, label in model.Status.choices}
 
     def target(self, prefix, number, status, version=1, successor=None):
-        # The permanent form as Identifier prints it, without making one: a
-        # page of 1,000 summaries makes as many targets.
-        label = f"{prefix}-{number:03d}"
+        # A plain string rather than an Identifier: a page of 1,000 summaries
+        # makes as many targets.
+        label = permanent_form(prefix, number)
         return Target(
             label=label,
             url=self.path(label),

@@ -20,7 +20,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from catalogue.citations import Citation, cited_summary
-from catalogue.identifiers import Identifier, identifier_path
+from catalogue.identifiers import Identifier, identifier_path, permanent_form
 from catalogue.models import CitedText, Document
 from catalogue.references import names_in
 from pagecache import fragments
@@ -54,6 +54,11 @@ class TableRow:
     @property
     def identifier(self):
         return Identifier(self.values[0], self.values[1])
+
+    @property
+    def name(self):
+        """The identifier's permanent form, ``LIT-004``, as a plain string."""
+        return permanent_form(self.values[0], self.values[1])
 
     @property
     def label(self):

@@ -157,11 +157,11 @@ def topic_graph(topic, rows, page_url):
         {
             "@type": "ListItem",
             "position": position,
-            "name": f"{identifier}: {row.title}",
-            "url": f"{origin}{path(identifier)}",
+            "name": f"{name}: {row.title}",
+            "url": f"{origin}{path(name)}",
         }
         for position, row in enumerate(rows, start=1)
-        for identifier in [row.identifier]
+        for name in [row.name]
     ]
     return {
         "@type": "CollectionPage",
