@@ -61,11 +61,7 @@ class Citation:
 
     def render(self):
         """The citation without its closing full stop."""
-        text = f"{self.authors} ({self.year})"
-        locator = " ".join(part for part in (self.identifier, self.note) if part)
-        if locator:
-            text = f"{text}, {locator}"
-        return text
+        return render_citation(self.authors, self.year, self.identifier, self.note)
 
     def validate(self):
         """Raise ValidationError unless the fields render to a parseable text.
@@ -249,7 +245,23 @@ def split_summary(summary):
 
 def join_summary(citation, text):
     """The summary cell: the citation, its full stop, then the text."""
-    rendered = f"{citation.render()}."
+    return cited_summary(
+        citation.authors, citation.year, citation.identifier, citation.note, text
+    )
+
+
+def render_citation(authors, year, identifier="", note=""):
+    """A citation's fields as ``Citation.render()`` prints them."""
+    text = f"{authors} ({year})"
+    # The identifier, the note, or both with a space between.
+    locator = f"{identifier} {note}" if identifier and note else identifier or note
+    return f"{text}, {locator}" if locator else text
+
+
+def cited_summary(authors, year, identifier, note, text):
+    """``join_summary`` from a citation's fields, without a ``Citation``: a
+    topic page prints a thousand summaries."""
+    rendered = f"{render_citation(authors, year, identifier, note)}."
     return f"{rendered} {text}" if text else rendered
 
 

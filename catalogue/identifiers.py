@@ -39,6 +39,12 @@ TYPED_RE = re.compile(
 TYPED_MAX_LENGTH = 40
 
 
+def permanent_form(prefix, number):
+    """``LIT-004``: a prefix and a number as an identifier prints them, as a
+    plain string (for the thousand links of a long page)."""
+    return f"{prefix}-{number:03d}"
+
+
 class Identifier(str):
     """A permanent identifier: the string ``LIT-004``, with its parts.
 
@@ -47,7 +53,7 @@ class Identifier(str):
     """
 
     def __new__(cls, prefix, number):
-        identifier = super().__new__(cls, f"{prefix}-{number:03d}")
+        identifier = super().__new__(cls, permanent_form(prefix, number))
         identifier.prefix = prefix
         identifier.number = number
         return identifier

@@ -17,9 +17,15 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from django.db import transaction
-from django.db.models import FilteredRelation, Q
+from django.db.models import F, FilteredRelation, Q
 
-from catalogue.identifiers import NAME_IN_TEXT_RE, Identifier, identifier_path
+from catalogue.identifiers import (
+    NAME_IN_TEXT_RE,
+    Identifier,
+    identifier_path,
+    permanent_form,
+)
+from catalogue.lookups import AnyOf
 from catalogue.models import (
     OWN_LOG,
     PUBLIC_STATUSES,
@@ -273,8 +279,8 @@ def _document_targets(keys):
     rows = (
         Document.objects.public()
         .filter(
+            AnyOf(F("number"), {number for _, number in keys}),
             registry__prefix__in={prefix for prefix, _ in keys},
-            number__in={number for _, number in keys},
         )
         .values_list(
             "registry__prefix",
@@ -310,10 +316,12 @@ class _Targets:
         self.labels = {value: str(label) for value, label in model.Status.choices}
 
     def target(self, prefix, number, status, version=1, successor=None):
-        identifier = Identifier(prefix, number)
+        # A plain string rather than an Identifier: a page of 1,000 summaries
+        # makes as many targets.
+        label = permanent_form(prefix, number)
         return Target(
-            label=identifier,
-            url=self.path(identifier),
+            label=label,
+            url=self.path(label),
             status=status,
             status_label=self.labels[status],
             version=version,

@@ -41,14 +41,8 @@ def many(keys, build):
     except CACHE_ERRORS:
         generations.distrust()
         return build(list(keys))
-    found = {}
-    missing = []
-    for fragment_key in keys:
-        fragment = local_fragments.get(namespace + fragment_key)
-        if fragment is None:
-            missing.append(fragment_key)
-        else:
-            found[fragment_key] = fragment
+    found = local_fragments.get_many(namespace, keys)
+    missing = [k for k in keys if k not in found]
     if missing and shared:
         kept = _shared_get(namespace, missing)
         for fragment_key, fragment in kept.items():
@@ -106,6 +100,19 @@ class LocalFragments:
             if fragment is not None:
                 self.fragments.move_to_end(fragment_key)
             return fragment
+
+    def get_many(self, namespace, keys):
+        """``{key: fragment}`` for those of ``keys`` kept under ``namespace``:
+        one lock for a page's thousand rows rather than one a row."""
+        found = {}
+        with self.lock:
+            fragments = self.fragments
+            for fragment_key in keys:
+                fragment = fragments.get(namespace + fragment_key)
+                if fragment is not None:
+                    fragments.move_to_end(namespace + fragment_key)
+                    found[fragment_key] = fragment
+        return found
 
     def put(self, fragment_key, fragment):
         with self.lock:

@@ -19,8 +19,8 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
-from catalogue.citations import Citation, join_summary
-from catalogue.identifiers import Identifier, identifier_path
+from catalogue.citations import Citation, cited_summary
+from catalogue.identifiers import Identifier, identifier_path, permanent_form
 from catalogue.models import CitedText, Document
 from catalogue.references import names_in
 from pagecache import fragments
@@ -40,30 +40,49 @@ class TableRow:
         "topic__slug",
         *CitedText.CONTENT_FIELDS,
     ]
-    __slots__ = [
-        "citation",
-        "identifier",
-        "label",
-        "status",
-        "summary_with_citation",
-        "title",
-        "topic_name",
-        "topic_slug",
-        "values",
-    ]
+    # Only the values and the summary cell are kept: the other parts are
+    # asked for only when a row's HTML is built, and a row kept as a fragment
+    # is not built again.
+    __slots__ = ["summary_with_citation", "values"]
 
-    def __init__(self, prefix, number, version, status, topic_name, topic_slug, *cited):
-        # The title, then the citation's fields, then the summary.
-        title, *citation, summary = cited
-        self.values = (prefix, number, version, status, topic_name, topic_slug, *cited)
-        self.identifier = Identifier(prefix, number)
-        self.label = self.identifier.label(version)
-        self.status = status
-        self.topic_name = topic_name
-        self.topic_slug = topic_slug
-        self.title = title
-        self.citation = Citation(*citation)
-        self.summary_with_citation = join_summary(self.citation, summary)
+    def __init__(self, *values):
+        # ``FIELDS``' values: after the title, the citation's fields, then the
+        # summary.
+        self.values = values
+        self.summary_with_citation = cited_summary(*values[7:])
+
+    @property
+    def identifier(self):
+        return Identifier(self.values[0], self.values[1])
+
+    @property
+    def name(self):
+        """The identifier's permanent form, ``LIT-004``, as a plain string."""
+        return permanent_form(self.values[0], self.values[1])
+
+    @property
+    def label(self):
+        return self.identifier.label(self.values[2])
+
+    @property
+    def status(self):
+        return self.values[3]
+
+    @property
+    def topic_name(self):
+        return self.values[4]
+
+    @property
+    def topic_slug(self):
+        return self.values[5]
+
+    @property
+    def title(self):
+        return self.values[6]
+
+    @property
+    def citation(self):
+        return Citation(*self.values[7:11])
 
 
 def row_values(documents):
@@ -87,11 +106,14 @@ def document_rows(rows, targets, *, topic_column=False):
     """
     path = identifier_path("catalogue:document-detail")
     base = (ROW_FORMAT, topic_column, path(Identifier("X", 0)), get_language())
+    # A target is keyed as a plain tuple of its fields: a named tuple's repr
+    # is written in Python, a tuple's is not, and a page keys a thousand rows.
+    plain = {name: tuple(target) for name, target in targets.items()}
     keys = [
         fragments.key(
             *base,
             row.values,
-            [targets.get(name.key) for name in names_in(row.summary_with_citation)],
+            [plain.get(name.key) for name in names_in(row.summary_with_citation)],
         )
         for row in rows
     ]

@@ -157,10 +157,11 @@ def topic_graph(topic, rows, page_url):
         {
             "@type": "ListItem",
             "position": position,
-            "name": f"{row.identifier}: {row.title}",
-            "url": f"{origin}{path(row.identifier)}",
+            "name": f"{name}: {row.title}",
+            "url": f"{origin}{path(name)}",
         }
         for position, row in enumerate(rows, start=1)
+        for name in [row.name]
     ]
     return {
         "@type": "CollectionPage",
