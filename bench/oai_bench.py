@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+from pg_database import ensure_database
+
 ROOT = Path(__file__).resolve().parent.parent
 # BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
 RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
@@ -68,20 +70,6 @@ def setup():
     import django
 
     django.setup()
-
-
-def ensure_database():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect(
-        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
-    ) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not exists:
-            conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
 
 
 def fill(documents, generated):

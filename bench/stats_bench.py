@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from pg_database import ensure_database
+
 ROOT = Path(__file__).resolve().parent.parent
 # BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
 RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
@@ -38,20 +40,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
 os.environ["ALLOWED_HOSTS"] = "127.0.0.1,testserver"
 os.environ.setdefault("PAGE_CACHE", "0")
 sys.path.insert(0, str(ROOT))
-
-
-def ensure_database():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect(
-        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
-    ) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not exists:
-            conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
 
 
 def fill(documents):
