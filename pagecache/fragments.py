@@ -94,13 +94,6 @@ class LocalFragments:
         self.size = 0
         self.lock = threading.Lock()
 
-    def get(self, fragment_key):
-        with self.lock:
-            fragment = self.fragments.get(fragment_key)
-            if fragment is not None:
-                self.fragments.move_to_end(fragment_key)
-            return fragment
-
     def get_many(self, namespace, keys):
         """``{key: fragment}`` for those of ``keys`` kept under ``namespace``:
         one lock for a page's thousand rows rather than one a row."""
