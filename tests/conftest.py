@@ -15,6 +15,10 @@ from playwright.sync_api import sync_playwright
 import actions.documents
 from jobs import queue
 from pagecache import fragments, generations
+from tests.boundary import (  # noqa: F401  (the write boundary, watched in every test)
+    _watching_the_write_boundary,
+    only_actions_write_the_record,
+)
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,

@@ -3,7 +3,8 @@ project code is at the top of its module.
 
     pagecache, jobs          generic: import no project code
     catalogue                the record's models and values
-    actions    <- catalogue  the only code that changes the record
+    actions    <- catalogue  the only code that changes the record (see
+                             test_write_boundary.py)
     formats    <- catalogue  files read and written; no database writes
     sources    <- actions    arXiv, Crossref and the enrichment they feed
     imports    <- actions, formats
@@ -117,68 +118,3 @@ def test_imports_of_libraries_anywhere_are_left_alone():
     source = "import re\n\ndef late():\n    import json\n    from django import forms\n"
 
     assert layout_problems("catalogue", source) == []
-
-
-# What only an action does: expire pages, write audit entries, snapshot
-# versions, issue numbers, publish. Outside ``actions`` (and the page cache,
-# whose own mechanism expiry is) no code calls these or sets ``published_at``.
-ACTION_ONLY_CALLS = {
-    "expire",
-    "expire_everything",
-    "everything_changed",
-    "snapshot",
-    "issue_number",
-    "mark_issued",
-    "check_unissued",
-    "publish_held",
-    "discard_held",
-}
-
-
-def writes_outside_actions(source, filename="<source>"):
-    """Every call or assignment in ``source`` that only an action may make."""
-    found = []
-    for node in ast.walk(ast.parse(source, filename)):
-        if isinstance(node, ast.Call):
-            function = node.func
-            name = getattr(function, "attr", getattr(function, "id", None))
-            if name in ACTION_ONLY_CALLS:
-                found.append(f"{filename}:{node.lineno}: calls {name}")
-            if name in {"create", "bulk_create"} and "LogEntry" in ast.unparse(
-                function
-            ):
-                found.append(f"{filename}:{node.lineno}: writes audit entries")
-        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-        for target in targets:
-            for leaf in ast.walk(target) if target is not None else []:
-                if isinstance(leaf, ast.Attribute) and leaf.attr == "published_at":
-                    found.append(f"{filename}:{node.lineno}: sets published_at")
-    return found
-
-
-@pytest.mark.parametrize("app", sorted(set(MAY_IMPORT) - {"actions", "pagecache"}))
-def test_only_actions_expire_audit_version_number_or_publish(app):
-    found = []
-    for path in modules(app):
-        if "migrations" not in path.parts:
-            found += writes_outside_actions(
-                path.read_text(), str(path.relative_to(ROOT))
-            )
-
-    assert found == []
-
-
-@pytest.mark.parametrize(
-    ("source", "problem"),
-    [
-        ("expire_everything()\n", "calls expire_everything"),
-        ("DocumentVersion.snapshot(document)\n", "calls snapshot"),
-        ("LogEntry.objects.bulk_create(entries)\n", "writes audit entries"),
-        ("decision.published_at = now\n", "sets published_at"),
-        ("a.published_at, a.published_by = now, user\n", "sets published_at"),
-    ],
-)
-def test_the_check_catches_a_write_outside_the_actions(source, problem):
-    [found] = writes_outside_actions(source)
-
-    assert problem in found
