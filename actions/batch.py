@@ -38,7 +38,7 @@ from taggit.models import Tag, TaggedItem
 
 from actions import pages
 from actions.staging import Staging, analysed
-from actions.steps import audited
+from actions.steps import audited, require
 from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion, Reference
 from catalogue.models.fields import keeping_given_times
@@ -160,9 +160,17 @@ class DocumentWriter:
 
     EARLIER_VERSIONS = "Its earlier versions were not kept."
 
+    # A batch writes what readers see, new versions included: the right to
+    # publish documents, besides the right to add or change them.
+    PERMISSIONS = {
+        "add": ["catalogue.add_document", "catalogue.publish_document"],
+        "change": ["catalogue.change_document", "catalogue.publish_document"],
+    }
+
     def __init__(self, *, note, user=None, via="", history=False, staged=False):
         self.note = note
         self.history = history
+        self.actor = user
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.via = via
         self.expired = False
@@ -194,9 +202,16 @@ class DocumentWriter:
         if not self.staging_batches:
             self.switch()
 
+    def _require(self, verb, writes):
+        if not writes:
+            return
+        for permission in self.PERMISSIONS[verb]:
+            require(self.actor, permission, f"{verb} documents", via=self.via)
+
     def create(self, writes):
         """Insert new documents: their times are the source's, if it gives any
         (the others are stamped now)."""
+        self._require("add", writes)
         documents = _derived([write.document for write in writes])
         for write in writes:
             for name, value in write.times.items():
@@ -210,6 +225,7 @@ class DocumentWriter:
 
     def update(self, writes):
         """Write changed documents: every field of ``UPDATED_FIELDS``."""
+        self._require("change", writes)
         now = timezone.now()
         for write in writes:
             write.document.updated_at = now
@@ -225,6 +241,7 @@ class DocumentWriter:
         successor or None)]``, every successor already checked."""
         if not changes:
             return
+        self._require("change", changes)
         entries = []
         for document, successor in changes:
             before = copy.copy(document)

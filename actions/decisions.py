@@ -15,6 +15,7 @@ from actions import pages
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import (
     OWN_LOG,
+    DecisionImage,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
@@ -35,6 +36,7 @@ PUBLISH_DECISION = Step(
     "publish decision records",
     reads_revision=True,
 )
+ADD_DECISION = Step("catalogue.add_decisionrecord", "add decision records")
 EDIT_DECISION = Step(
     "catalogue.change_decisionrecord", "edit decision records", reads_revision=True
 )
@@ -63,10 +65,12 @@ def open_log(*, name, user, prefix=None, log_format=None, via=""):
     from its name, its prefix ADR unless told; the record's own log when
     ``name`` is empty. A new log whose address another log has is refused,
     naming that log. The log remembers ``log_format``, the shape its files
-    were last read in.
+    were last read in. A log is opened to import its folder, by one who may
+    import decision records (``IMPORT_DECISIONS``).
     """
+    _require_import(user, via)
     name = " ".join(str(name or "").split())
-    with transaction.atomic(), audited(user):
+    with transaction.atomic(), audited(user, via):
         log = _named_log(name) if name else own_log()
         if log.pk is None and prefix:
             log.prefix = prefix
@@ -121,6 +125,8 @@ def save_decision(*, decision, user, supersedes, note=""):
     """
     if decision.pk and DecisionRecord.objects.public().filter(pk=decision.pk).exists():
         return _hold(decision, user, supersedes, note)
+    step = EDIT_DECISION if decision.pk else ADD_DECISION
+    require(user, step.permission, step.doing)
     # A draft changes nothing readers see: no page is expired for it.
     with transaction.atomic(), audited(user):
         if decision.log_id is None:
@@ -187,25 +193,128 @@ def delete_decisions(*, decisions, user):
             decision.delete()
 
 
-def publish_imported(decision, *, user, at):
-    """A decision record new from its team's folder is published as it is
-    imported (the folder is the team's own record): saved by the import's
-    ``bulk_change``, which expires every page."""
-    decision.published_at, decision.published_by = at, user
+# A team's folder is its own record: what it brings into its log is
+# published as it is imported, so importing takes the right to add, change
+# and publish decision records, as the admin's folder import asks.
+IMPORT_DECISIONS = [
+    "catalogue.add_decisionrecord",
+    "catalogue.change_decisionrecord",
+    "catalogue.publish_decisionrecord",
+]
 
 
-def hold_imported_change(*, decision, content, user, note):
+def _require_import(user, via):
+    for permission in IMPORT_DECISIONS:
+        require(user, permission, "import decision records", via=via)
+
+
+def save_imported(*, decisions, user, at, via=""):
+    """Save the records a team's folder brings or changes, as their files
+    give them: a new one is published at ``at`` as it is imported; the
+    references each one's text makes are written again. The import's
+    ``bulk_change`` expires every page."""
+    _require_import(user, via)
+    with transaction.atomic(), audited(user, via):
+        for decision in decisions:
+            if decision.pk is None:
+                decision.published_at, decision.published_by = at, user
+            decision.save()
+        write_references(decisions=decisions)
+    return decisions
+
+
+def place_twins(*, places, user, via=""):
+    """Give records of one number their new places among its files
+    (``places``: ``[(decision, twin)]``), as a folder's file named to sort
+    before them moves them: first out of the way, so that no two records
+    hold one place while they move."""
+    _require_import(user, via)
+    with transaction.atomic(), audited(user, via):
+        for offset, (decision, _) in enumerate(places, start=1):
+            DecisionRecord.objects.filter(pk=decision.pk).update(twin=10000 + offset)
+        for decision, twin in places:
+            decision.twin = twin
+            DecisionRecord.objects.filter(pk=decision.pk).update(twin=twin)
+
+
+def hold_imported_change(*, decision, content, digest, user, note, via=""):
     """Hold a folder's change to a public decision record an editor changed
     since its last import as its pending revision, for a publisher to weigh;
-    its relations stay as they are."""
-    return DecisionRevision.objects.create(
-        decision=decision,
-        created_by=user,
-        updated_by=user,
-        supersedes=decision.superseded_pks(),
-        note=note,
-        **content,
-    )
+    its relations stay as they are. The file as it now reads (``digest``)
+    counts as seen: a re-import of it holds nothing more."""
+    _require_import(user, via)
+    with transaction.atomic(), audited(user, via):
+        revision = DecisionRevision.objects.create(
+            decision=decision,
+            created_by=user,
+            updated_by=user,
+            supersedes=decision.superseded_pks(),
+            note=note,
+            **content,
+        )
+        decision.source_digest = digest
+        decision.save(update_fields=["source_digest"])
+    return revision
+
+
+def set_images(*, images, user, via=""):
+    """Make each record's stored images those its file shows: ``images`` is
+    ``{decision: {name: (data, content_type, digest)}}``. An image whose bytes
+    are unchanged stays. Returns the pks of the records whose images changed."""
+    require(user, EDIT_DECISION.permission, "change decision records' images", via=via)
+    changed = set()
+    with transaction.atomic(), audited(user, via):
+        for decision, wanted in images.items():
+            stored = {image.name: image.digest for image in decision.images.all()}
+            stale = [
+                name
+                for name, digest in stored.items()
+                if name not in wanted or wanted[name][2] != digest
+            ]
+            fresh = [
+                name
+                for name, (_, _, digest) in wanted.items()
+                if stored.get(name) != digest
+            ]
+            if not stale and not fresh:
+                continue
+            decision.images.filter(name__in=stale).delete()
+            DecisionImage.objects.bulk_create(
+                DecisionImage(
+                    decision=decision,
+                    name=name,
+                    data=wanted[name][0],
+                    content_type=wanted[name][1],
+                    digest=wanted[name][2],
+                )
+                for name in fresh
+            )
+            changed.add(decision.pk)
+    return changed
+
+
+def keep_relations(*, saved=(), deleted=(), user, via=""):
+    """Save the relations ``saved`` (new or changed ``DecisionRelation``
+    rows) and delete those ``deleted``, as a draft's form or a team's folder
+    states them. The records' statuses stay as they are: a folder's files
+    state their own, and the admin's form sets supersession apart, through
+    ``set_supersedes``, which settles them."""
+    saved, deleted = list(saved), list(deleted)
+    verbs = {"delete": deleted, "add": [r for r in saved if r.pk is None]}
+    verbs["change"] = [r for r in saved if r.pk is not None]
+    for verb, relations in verbs.items():
+        if relations:
+            require(
+                user,
+                f"catalogue.{verb}_decisionrelation",
+                f"{verb} decision records' relations",
+                via=via,
+            )
+    with transaction.atomic(), audited(user, via):
+        for relation in deleted:
+            relation.delete()
+        for relation in saved:
+            relation.save()
 
 
 def discard_decision_revision(*, decision, user):

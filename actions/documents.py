@@ -18,7 +18,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import pages
-from actions.steps import Step, audited, discard_held, publish_held, taking
+from actions.steps import (
+    Step,
+    audited,
+    discard_held,
+    publish_held,
+    require,
+    taking,
+)
 from catalogue.models import Document, DocumentNotice, DocumentVersion, Revision
 from catalogue.numbering import check_unissued, issue_number, mark_issued
 from catalogue.references import write_references
@@ -132,14 +139,19 @@ def editable_state(document):
 # Writing
 
 
-def save_document(*, document, user=None, tags=None):
+ADD = Step("catalogue.add_document", "add documents")
+
+
+def save_document(*, document, user, tags=None, via=""):
     """Create or save a document that is not public, in place.
 
     A new document without a number takes its registry's next one. A public
     document is never saved this way: its edits go to ``edit_document``, which
     holds them as a pending revision.
     """
-    with transaction.atomic(), audited(user):
+    step = EDIT if document.pk else ADD
+    require(user, step.permission, step.doing, via=via)
+    with transaction.atomic(), audited(user, via):
         if document.pk and (Document.objects.public().filter(pk=document.pk).exists()):
             raise ValidationError(
                 f"{document.identifier} is public: an edit is held as a pending "

@@ -24,38 +24,51 @@ def _permission(obj, verb):
     return f"{opts.app_label}.{verb}_{opts.model_name}"
 
 
-def save(*, obj, user):
-    """Save a registry, topic, tag, venue or the preface as edited."""
-    require(user, _permission(obj, "change" if obj.pk else "add"), "change filing")
-    with transaction.atomic(), audited(user):
-        if obj.pk:
-            _restamp(obj)
+def _doing(obj, verb):
+    return f"{verb} {obj._meta.verbose_name_plural}"
+
+
+def save(*, obj, user, via=""):
+    """Save a registry, topic, tag, venue or the preface as edited: the
+    admin's add and change pages, and every import that brings one, take
+    this action with the same permission (``add_registry``, ``change_topic``).
+    A command names itself in ``via`` and acts with the server's rights."""
+    verb = "add" if obj._state.adding else "change"
+    require(user, _permission(obj, verb), _doing(obj, verb), via=via)
+    with transaction.atomic(), audited(user, via):
+        if verb == "change":
+            _restamp(obj, renamed_only=True)
         obj.save()
         pages.everything_changed()
     return obj
 
 
-def delete(*, objs, user):
+def delete(*, objs, user, via=""):
     """Delete registries, topics, tags or the preface."""
-    with transaction.atomic(), audited(user):
+    with transaction.atomic(), audited(user, via):
         for obj in objs:
-            require(user, _permission(obj, "delete"), "delete filing")
+            require(user, _permission(obj, "delete"), _doing(obj, "delete"), via=via)
             _restamp(obj)
             obj.delete()
         pages.everything_changed()
 
 
-def _restamp(obj):
+def _restamp(obj, *, renamed_only=False):
     """A topic's or a tag's name is shown with every document filed under it
     or carrying it (the topic's slug names its OAI-PMH set): a change to it
     changes those documents as harvesters read them, so the time their row
-    last changed, their records' datestamp, moves too."""
+    last changed, their records' datestamp, moves too. A change to anything
+    else of it (a topic's scope, its place) moves nothing."""
     if isinstance(obj, Topic):
         documents = Document.objects.filter(topic=obj)
     elif isinstance(obj, Tag):
         documents = Document.objects.filter(tags=obj)
     else:
         return
+    if renamed_only:
+        stored = type(obj).objects.filter(pk=obj.pk).values("name", "slug").first()
+        if stored == {"name": obj.name, "slug": obj.slug}:
+            return
     documents.update(updated_at=timezone.now())
 
 
@@ -109,12 +122,6 @@ def merge_tags(*, tags, into, user):
             tag.delete()
         pages.everything_changed()
     return target, Document.objects.filter(tags=target).count()
-
-
-def import_topics():
-    """Topics written by a CSV import, in its transaction: they name every
-    page, so every page is expired (nothing, if a dry run rolls it back)."""
-    pages.everything_changed()
 
 
 # A candidate topic made into a topic moves public documents at once, as a

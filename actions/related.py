@@ -11,16 +11,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import pages
+from actions.steps import require
 from catalogue.models import CandidateMember, CandidateTopic, RelatedDocument
 
 # Past this many pages to expire, expiring every page is cheaper to say.
 MANY_PAGES = 500
 
 
-def store_related(*, lists):
+def store_related(*, lists, user=None, via=""):
     """Store ``lists`` ({document pk: [(related pk, score, reasons)]}, nearest
     first) as those documents' related work, in one transaction; expire the
-    page of each document whose list changed. Returns how many changed."""
+    page of each document whose list changed. Returns how many changed.
+    The job or command computing them names itself in ``via``."""
+    require(user, "catalogue.change_relateddocument", "store related work", via=via)
     with transaction.atomic():
         stored = {}
         rows = RelatedDocument.objects.filter(document_id__in=list(lists))
@@ -56,10 +59,12 @@ def store_related(*, lists):
     return len(changed)
 
 
-def store_candidates(*, groups):
+def store_candidates(*, groups, user=None, via=""):
     """Replace the open candidate topics with ``groups`` (``compute.Group``);
     a group an editor dismissed, or made into a topic, is not offered again.
-    Returns the open candidates."""
+    Returns the open candidates. The job or command computing them names
+    itself in ``via``."""
+    require(user, "catalogue.change_candidatetopic", "store candidate topics", via=via)
     now = timezone.now()
     with transaction.atomic():
         CandidateTopic.objects.open().delete()

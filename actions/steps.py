@@ -65,8 +65,12 @@ def require(user, permission, doing, *, via=""):
     """
     if user is None and via:
         return
-    if user is None or not user.has_perm(permission):
-        raise PermissionDenied(f"{user or 'Nobody'} may not {doing}.")
+    if user is None:
+        raise PermissionDenied(
+            f"Only an account, or a command naming itself, may {doing}."
+        )
+    if not user.has_perm(permission):
+        raise PermissionDenied(f"{user} may not {doing}.")
 
 
 @contextmanager

@@ -21,13 +21,11 @@ from django.utils.text import slugify
 import actions.decisions
 from actions.batch import bulk_change
 from catalogue.models import (
-    DecisionImage,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
     content_digest,
 )
-from catalogue.references import write_references
 from formats.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
 from formats.problems import ImportRefused, Problem
 from imports import progress
@@ -118,14 +116,20 @@ def _import_log(folder, entry, *, user, via, report=None):
     problems.extend(_field_problems(matches, {problem.file for problem in problems}))
     if problems:
         raise ImportRefused(problems)
-    now = timezone.now()
-    _place_twins(matches)
-    for match in progress.counted(matches, len(matches), every=10):
-        _apply(match, now, report, user)
-    written = [match.decision for match in matches if match.outcome == "updated"]
-    written += [match.decision for match in matches if match.is_new]
-    write_references(decisions=written)
-    moved = _write_images(matches) | _write_relations(matches, existing, report)
+    _place_twins(matches, user, via)
+    taken = [
+        match
+        for match in progress.counted(matches, len(matches), every=10)
+        if _apply(match, report, user, via)
+    ]
+    actions.decisions.save_imported(
+        decisions=[match.decision for match in taken],
+        user=user,
+        at=timezone.now(),
+        via=via,
+    )
+    moved = _write_images(matches, user, via)
+    moved |= _write_relations(matches, existing, report, user, via)
     for match in matches:
         outcome = "created" if match.is_new else match.outcome
         if outcome == "unchanged" and match.decision.pk in moved:
@@ -175,22 +179,20 @@ def _match(parsed_files, existing, problems, log):
     return matches
 
 
-def _place_twins(matches):
+def _place_twins(matches, user, via):
     """Give records whose place among their number's files moved (a file
-    named to sort before them was added) their new place: first out of the
-    way, so no two hold one place while they move."""
+    named to sort before them was added) their new place."""
     moving = [
         match
         for match in matches
         if not match.is_new and match.decision.twin != match.parsed.twin
     ]
-    for offset, match in enumerate(moving, start=1):
-        DecisionRecord.objects.filter(pk=match.decision.pk).update(twin=10000 + offset)
+    actions.decisions.place_twins(
+        places=[(match.decision, match.parsed.twin) for match in moving],
+        user=user,
+        via=via,
+    )
     for match in moving:
-        match.decision.twin = match.parsed.twin
-        DecisionRecord.objects.filter(pk=match.decision.pk).update(
-            twin=match.parsed.twin
-        )
         match.outcome = "updated"
 
 
@@ -219,11 +221,12 @@ def _field_problems(matches, reported):
     return problems
 
 
-def _apply(match, now, report, user):
-    """Bring ``match.decision`` to what its file says. When an editor changed
-    the record since its last import and the file changed too, the editor's
-    text stays; a published record gets the file's change as its pending
-    revision, for a publisher to weigh."""
+def _apply(match, report, user, via):
+    """Bring ``match.decision`` to what its file says, unsaved; whether it
+    is to be saved. When an editor changed the record since its last import
+    and the file changed too, the editor's text stays; a published record
+    gets the file's change as its pending revision, for a publisher to
+    weigh."""
     decision, parsed = match.decision, match.parsed
     content = parsed.content()
     digest = content_digest(content)
@@ -234,26 +237,22 @@ def _apply(match, now, report, user):
     )
     if edited:
         if digest != decision.source_digest:
-            _keep_edited(match, content, digest, report, user)
-        return
+            _keep_edited(match, content, digest, report, user, via)
+        return False
     values = {**content, "source_name": parsed.name, "source_digest": digest}
     changed = {
         name: value
         for name, value in values.items()
         if getattr(decision, name) != value
     }
-    if not changed:
-        return
     for name, value in changed.items():
         setattr(decision, name, value)
-    if match.is_new:
-        actions.decisions.publish_imported(decision, user=user, at=now)
-    elif set(changed) - {"source_digest"}:
+    if not match.is_new and set(changed) - {"source_digest"}:
         match.outcome = "updated"
-    decision.save()
+    return bool(changed)
 
 
-def _keep_edited(match, content, digest, report, user):
+def _keep_edited(match, content, digest, report, user, via):
     decision, parsed = match.decision, match.parsed
     said = f"{decision.identifier} was changed by an editor since it was last imported"
     if not decision.is_public or decision.pending_revision() is not None:
@@ -267,12 +266,11 @@ def _keep_edited(match, content, digest, report, user):
     actions.decisions.hold_imported_change(
         decision=decision,
         content=content,
+        digest=digest,
         user=user,
         note=f"The change to {parsed.name}, imported.",
+        via=via,
     )
-    # The file as it now reads has been seen: a re-import holds nothing more.
-    decision.source_digest = digest
-    decision.save(update_fields=["source_digest"])
     match.outcome = "held"
     report.notes.append(
         parsed.problem(
@@ -283,38 +281,24 @@ def _keep_edited(match, content, digest, report, user):
     )
 
 
-def _write_images(matches):
-    """Store the images each file's body shows; the records whose images changed."""
-    moved = set()
-    for match in (match for match in matches if match.applies):
-        decision = match.decision
-        stored = {image.name: image.digest for image in decision.images.all()}
-        wanted = {
-            name: (data, content_type, hashlib.sha256(data).hexdigest())
-            for name, (data, content_type) in match.parsed.images.items()
-        }
-        stale = [
-            name for name in stored if wanted.get(name, (0, 0, None))[2] != stored[name]
-        ]
-        fresh = [name for name in wanted if stored.get(name) != wanted[name][2]]
-        if not stale and not fresh:
-            continue
-        decision.images.filter(name__in=stale).delete()
-        DecisionImage.objects.bulk_create(
-            DecisionImage(
-                decision=decision,
-                name=name,
-                data=wanted[name][0],
-                content_type=wanted[name][1],
-                digest=wanted[name][2],
-            )
-            for name in fresh
-        )
-        moved.add(decision.pk)
-    return moved
+def _write_images(matches, user, via):
+    """Store the images each taken file's body shows; the records whose
+    images changed."""
+    return actions.decisions.set_images(
+        images={
+            match.decision: {
+                name: (data, content_type, hashlib.sha256(data).hexdigest())
+                for name, (data, content_type) in match.parsed.images.items()
+            }
+            for match in matches
+            if match.applies
+        },
+        user=user,
+        via=via,
+    )
 
 
-def _write_relations(matches, existing, report):
+def _write_relations(matches, existing, report, user, via):
     """Keep exactly the relations the files state among their records (and to
     records of the record they name); the records whose relations changed.
 
@@ -329,15 +313,22 @@ def _write_relations(matches, existing, report):
             Q(source__in=managed) | Q(target__in=managed)
         )
     }
-    moved = set()
-    for key, relation in current.items():
-        if key not in wanted and not kept & {key[0], key[2]}:
-            relation.delete()
-            moved.update((key[0], key[2]))
-    for source, kind, target in wanted - set(current):
-        DecisionRelation.objects.create(source_id=source, kind=kind, target_id=target)
-        moved.update((source, target))
-    return moved
+    gone = [
+        (key, relation)
+        for key, relation in current.items()
+        if key not in wanted and not kept & {key[0], key[2]}
+    ]
+    new = sorted(wanted - set(current))
+    actions.decisions.keep_relations(
+        saved=[
+            DecisionRelation(source_id=source, kind=kind, target_id=target)
+            for source, kind, target in new
+        ],
+        deleted=[relation for _, relation in gone],
+        user=user,
+        via=via,
+    )
+    return {pk for key in [*(key for key, _ in gone), *new] for pk in (key[0], key[2])}
 
 
 def _stated_relations(matches, existing, report):

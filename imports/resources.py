@@ -10,7 +10,7 @@ import copy
 import datetime
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from import_export import resources
@@ -85,11 +85,14 @@ class WholeNumberWidget(Widget):
 
 
 class LookupWidget(Widget):
-    """A related row named by one of its fields, looked up once per import."""
+    """A related row named by one of its fields, looked up once per import;
+    one the record lacks is made by ``make`` (a function of the name), when
+    the resource gives one."""
 
-    def __init__(self, model, field, *, create=False):
+    def __init__(self, model, field):
         super().__init__()
-        self.model, self.field, self.create = model, field, create
+        self.model, self.field = model, field
+        self.make = None
         self.cache = None
 
     def clean(self, value, row=None, **kwargs):
@@ -101,13 +104,10 @@ class LookupWidget(Widget):
                 getattr(obj, self.field): obj for obj in self.model.objects.all()
             }
         if value not in self.cache:
-            if not self.create:
+            if self.make is None:
                 name = self.model._meta.verbose_name
                 raise ValueError(f"There is no {name} {value!r}.")
-            # An unknown registry is made, as import_index does: a registry is data.
-            self.cache[value] = self.model.objects.create(
-                **{self.field: value, "name": value}
-            )
+            self.cache[value] = self.make(value)
         return self.cache[value]
 
 
@@ -203,7 +203,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
     registry = Field(
         attribute="registry",
         column_name="registry",
-        widget=LookupWidget(Registry, "prefix", create=True),
+        widget=LookupWidget(Registry, "prefix"),
     )
     number = Field(attribute="number", column_name="number", widget=WholeNumberWidget())
     version = Field(
@@ -285,6 +285,20 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         # them, with the successors, in one switch-over.
         self.writer = DocumentWriter(note=IMPORT_NOTE, user=self.user, staged=True)
         self.file_highest = stated_numbers(dataset)
+        self.fields["registry"].widget.make = self._new_registry
+
+    def _new_registry(self, prefix):
+        """A registry the file names and the record lacks, made as the
+        registry add page makes one, with its permission: a registry is
+        data, and whoever may add one may add it by naming it in a row."""
+        try:
+            return filing.save(obj=Registry(prefix=prefix, name=prefix), user=self.user)
+        except PermissionDenied:
+            raise ValueError(
+                f"There is no registry {prefix!r}, and {self.user or 'nobody'} "
+                "may not add registries: name one the record has, or ask "
+                "someone who may add registries to add it first."
+            ) from None
 
     def import_instance(self, instance, row, **kwargs):
         """Read the row into the document; every problem raised by column."""
@@ -625,4 +639,12 @@ class TopicResource(ProgressMixin, resources.ModelResource):
 
     def before_import(self, dataset, **kwargs):
         super().before_import(dataset, **kwargs)
-        filing.import_topics()
+        self.user = kwargs.get("user")
+
+    def do_instance_save(self, instance, is_create):
+        """A topic is saved as the topic admin saves one, with its permission
+        (``add_topic``, ``change_topic``); a refusal is the row's problem."""
+        try:
+            filing.save(obj=instance, user=self.user)
+        except PermissionDenied as error:
+            raise ValidationError(str(error), code="permission_denied") from None

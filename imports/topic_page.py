@@ -10,10 +10,11 @@ import copy
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.utils.text import slugify
 
+from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter, bulk_change
 from catalogue.models import Document, Preface, Registry, Topic, Venue
 from catalogue.venues import read_venue
@@ -99,9 +100,9 @@ def import_topic_text(parsed, *, source="", user=None):
     )
     # A topic's text brings a preface, a topic, registries and many documents.
     with bulk_change(user=user, via=writer.via):
-        _import_preface(parsed, report)
-        registries = _import_registries(parsed, report)
-        topic = _import_topic(parsed, report)
+        _import_preface(parsed, report, writer)
+        registries = _import_registries(parsed, report, writer)
+        topic = _import_topic(parsed, report, writer)
         # The documents are staged, then written by one short switch-over.
         with writer.staged():
             _import_documents(parsed, documents, registries, topic, report, writer)
@@ -183,31 +184,47 @@ def _row_content(row):
     }
 
 
-def _import_preface(parsed, report):
+def _filed(obj, writer, line):
+    """Save ``obj`` (the preface, a registry, the topic) as the admin saves
+    it, with its permission; a refusal is the page's problem at ``line``."""
+    try:
+        return filing.save(obj=obj, user=writer.user, via=writer.via)
+    except PermissionDenied as error:
+        raise ImportRefused([Problem(line, str(error))]) from None
+
+
+def _import_preface(parsed, report, writer):
     preface = Preface.objects.filter(pk=1).first()
     if preface is None:
-        Preface.objects.create(heading=parsed.heading, text=parsed.intro)
+        _filed(Preface(heading=parsed.heading, text=parsed.intro), writer, 1)
         report.count("Preface", "created")
     elif (preface.heading, preface.text) != (parsed.heading, parsed.intro):
         preface.heading, preface.text = parsed.heading, parsed.intro
-        preface.save()
+        _filed(preface, writer, 1)
         report.count("Preface", "updated")
     else:
         report.count("Preface", "unchanged")
 
 
-def _import_registries(parsed, report):
+def _import_registries(parsed, report, writer):
+    known = Registry.objects.in_bulk(
+        [count.prefix for count in parsed.counts], field_name="prefix"
+    )
     registries = {}
     for count in parsed.counts:
-        registry, created = Registry.objects.get_or_create(
-            prefix=count.prefix, defaults={"name": count.prefix}
-        )
-        report.count("Registries", "created" if created else "unchanged")
+        registry = known.get(count.prefix)
+        if registry is None:
+            registry = Registry(prefix=count.prefix, name=count.prefix)
+            registry = _filed(registry, writer, 3)
+            known[count.prefix] = registry
+            report.count("Registries", "created")
+        else:
+            report.count("Registries", "unchanged")
         registries[count.prefix] = registry
     return registries
 
 
-def _import_topic(parsed, report):
+def _import_topic(parsed, report, writer):
     topic = Topic.objects.filter(name=parsed.topic_name).first()
     if topic is None:
         slug = slugify(parsed.topic_name)
@@ -216,16 +233,17 @@ def _import_topic(parsed, report):
                 [Problem(2, f"another topic already has the slug {slug!r}")]
             )
         last = Topic.objects.order_by("-position").first()
-        topic = Topic.objects.create(
+        topic = Topic(
             name=parsed.topic_name,
             slug=slug,
             scope=parsed.topic_scope,
             position=last.position + 1 if last else 1,
         )
+        _filed(topic, writer, 2)
         report.count("Topics", "created")
     elif topic.scope != parsed.topic_scope:
         topic.scope = parsed.topic_scope
-        topic.save(update_fields=["scope"])
+        _filed(topic, writer, 2)
         report.count("Topics", "updated")
     else:
         report.count("Topics", "unchanged")

@@ -74,7 +74,7 @@ def recompute_related(*, documents=None):
         lists.update({key: [] for key in stale.values_list("document_id", flat=True)})
     else:
         lists.update({pk: [] for pk in targets if pk not in lists})
-    changed = store_related(lists=lists)
+    changed = store_related(lists=lists, via="recompute_related")
     return (
         f"Related work of {len(found)} documents computed; {changed} lists changed.",
         None,
@@ -87,7 +87,7 @@ def recompute_candidates():
     runner.progress(0, 3)
     model = compute.build(entries)
     groups = compute.candidates(model, progress=runner.progress)
-    made = store_candidates(groups=groups)
+    made = store_candidates(groups=groups, via="recompute_candidates")
     members = sum(len(group.members) for group in groups)
     return (
         f"{len(made)} candidate topics of {members} documents "

@@ -11,6 +11,7 @@ from actions.decisions import (
     PUBLISH_DECISION,
     delete_decisions,
     discard_decision_revision,
+    keep_relations,
     publish_decision,
     save_decision,
 )
@@ -133,6 +134,11 @@ class DecisionRecordAdmin(
                 decision, revision, request.user
             )
         return super().render_change_form(request, context, add, change, **kw)
+
+    def save_formset(self, request, form, formset, change):
+        """The relations' inline is saved through their action."""
+        saved = formset.save(commit=False)
+        keep_relations(saved=saved, deleted=formset.deleted_objects, user=request.user)
 
     def delete_model(self, request, obj):
         delete_decisions(decisions=[obj], user=request.user)

@@ -101,35 +101,39 @@ def test_a_published_document_cannot_be_deleted_so_its_number_stays_taken():
         document.delete()
 
 
-def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one():
+def test_new_numbers_follow_the_highest_ever_issued_and_never_reuse_one(editor):
     registry = RegistryFactory()
     first = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=None, topic=None, draft=True
-        )
+        ),
+        user=editor,
     )
     high = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=40, topic=None, draft=True
-        )
+        ),
+        user=editor,
     )
     high.delete()  # A draft never published can go; its number cannot return.
 
     following = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=registry, number=None, topic=None, draft=True
-        )
+        ),
+        user=editor,
     )
 
     assert (first.number, following.number) == (1, 41)
     assert Registry.objects.get().last_number == 41
 
 
-def test_saving_a_draft_records_no_version():
+def test_saving_a_draft_records_no_version(editor):
     document = actions.documents.save_document(
         document=DocumentFactory.build(
             registry=RegistryFactory(), number=None, topic=None, draft=True
-        )
+        ),
+        user=editor,
     )
 
     assert document.versions.count() == 0

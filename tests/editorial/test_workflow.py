@@ -170,12 +170,12 @@ def test_a_draft_is_edited_in_place(editor):
     assert Document.objects.get().title == "Better"
 
 
-def test_a_public_document_cannot_be_saved_in_place():
+def test_a_public_document_cannot_be_saved_in_place(editor):
     document = DocumentFactory(published=True)
     document.title = "Sneaked in"
 
     with pytest.raises(ValidationError) as raised:
-        actions.documents.save_document(document=document)
+        actions.documents.save_document(document=document, user=editor)
 
     assert raised.value.code == "public_document"
 

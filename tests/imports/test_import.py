@@ -342,7 +342,9 @@ def test_every_document_the_page_creates_is_in_the_audit_trail(seed_path):
 
 
 def test_a_page_imported_for_a_user_names_them_in_the_audit_trail(seed_path):
-    editor = UserFactory(username="importer")
+    # The page brings the preface, two registries and a topic besides its
+    # documents: the account named needs the rights to add them all.
+    editor = UserFactory(username="importer", is_superuser=True)
 
     call_command(
         "import_index", str(seed_path), "--user", "importer", stdout=io.StringIO()
@@ -354,6 +356,21 @@ def test_a_page_imported_for_a_user_names_them_in_the_audit_trail(seed_path):
     assert actors == {editor.pk}
     version = Document.objects.get(number=4).versions.get()
     assert version.published_by == editor
+
+
+def test_a_user_named_acts_with_their_own_rights_only(seed_path):
+    UserFactory(username="publisher", publisher=True)
+
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "import_index", str(seed_path), "--user", "publisher", stdout=io.StringIO()
+        )
+
+    assert str(refused.value).endswith(
+        "nothing was written.\nline 1: publisher may not add prefaces."
+    )
+    assert not Document.objects.exists()
+    assert not Preface.objects.exists()
 
 
 def test_an_unknown_user_is_refused_before_anything_is_written(seed_path):

@@ -355,6 +355,51 @@ def test_imported_document_gets_number_references_tags_version_and_audit(
     assert LogEntry.objects.get_for_object(version).get().actor == admin_user
 
 
+def test_a_registry_a_file_names_is_made_as_the_registry_add_page_makes_it(
+    admin_client, admin_user
+):
+    content = csv_text([row(), row(registry="PRA", number="1", identifier="PRA-001")])
+
+    confirm(admin_client, preview(admin_client, content))
+
+    practice = Registry.objects.get(prefix="PRA")
+    assert practice.name == "PRA"
+    [made] = LogEntry.objects.get_for_object(practice)
+    assert (made.action, made.actor) == (LogEntry.Action.CREATE, admin_user)
+    assert Document.objects.filter(registry=practice).count() == 1
+
+
+def test_a_publisher_naming_a_registry_the_record_lacks_is_refused_by_row(
+    client, publisher
+):
+    RegistryFactory(prefix="LIT", name="Reading list")
+    client.force_login(publisher)
+    content = csv_text(
+        [
+            row(),
+            row(registry="PRA", number="1", identifier="PRA-001"),
+            row(number="9", identifier="LIT-009"),
+        ]
+    )
+
+    response = preview(client, content)
+
+    assert problems(response) == {
+        2: {
+            "registry": [
+                f"There is no registry 'PRA', and {publisher.username} may not add "
+                "registries: name one the record has, or ask someone who may add "
+                "registries to add it first."
+            ]
+        }
+    }
+    assert "confirm_form" not in response.context
+    assert list(Registry.objects.values_list("prefix", flat=True)) == ["LIT"]
+    assert not Document.objects.exists()
+    # The same right as the registry add page's, which refuses them too.
+    assert client.get(reverse("admin:catalogue_registry_add")).status_code == 403
+
+
 def test_documents_added_after_an_import_take_keys_no_document_has(admin_client):
     # The keys an import's rows take as they are staged must stay taken once
     # it is done: a document saved later, and the next import, take new ones.

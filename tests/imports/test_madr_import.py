@@ -649,7 +649,7 @@ def test_an_import_names_its_user_or_itself_in_the_audit_trail(tmp_path):
         "# 1. Record decisions\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n",
         encoding="utf-8",
     )
-    UserFactory(username="importer")
+    UserFactory(username="importer", publisher=True)
 
     call_command("import_decisions", str(folder), stdout=io.StringIO())
     (folder / "0001-record-decisions.md").write_text(

@@ -31,7 +31,12 @@ from formats.exports import document_chunks
 from imports.job_functions import read_csv
 from imports.resources import DocumentResource
 from imports.topic_page import import_topic_text
-from tests.factories import DocumentFactory, RegistryFactory, TopicFactory
+from tests.factories import (
+    DocumentFactory,
+    RegistryFactory,
+    TopicFactory,
+    UserFactory,
+)
 from tests.imports.test_backup import empty_the_record
 from tests.imports.test_import_csv import csv_text, row
 
@@ -211,21 +216,24 @@ def test_staged_batches_write_the_record_only_at_the_switch_over():
         assert cursor.fetchone() == (0,)
 
 
-def import_csv_file():
+def import_csv_file(user):
     DocumentResource().import_data(
         read_csv(csv_text([row(), row(number="5", identifier="LIT-005")]), "r.csv"),
         dry_run=False,
         raise_errors=True,
         use_transactions=True,
+        user=user,
     )
 
 
 @pytest.mark.parametrize(
     ("write", "documents"),
-    [(lambda: imported(20), 20), (import_csv_file, 2)],
+    [(lambda user: imported(20), 20), (import_csv_file, 2)],
     ids=["topic_page", "csv"],
 )
 def test_a_bulk_write_pauses_the_cycle_collector_and_turns_it_back_on(write, documents):
+    # The file names the registry LIT, which the import makes.
+    user = UserFactory(is_superuser=True)
     collecting = []
 
     def noting(execute, sql, params, many, context):
@@ -233,7 +241,7 @@ def test_a_bulk_write_pauses_the_cycle_collector_and_turns_it_back_on(write, doc
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(noting):
-        write()
+        write(user)
 
     assert Document.objects.count() == documents
     assert collecting and not any(collecting)
@@ -334,6 +342,7 @@ def run_csv_import(tmp_path):
         dry_run=False,
         raise_errors=True,
         use_transactions=True,
+        user=UserFactory(publisher=True),
     )
     assert not result.has_validation_errors()
     assert Document.objects.count() == 200

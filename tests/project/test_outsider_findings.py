@@ -96,23 +96,25 @@ class TestNumbers:
 
         assert "number" not in page.context["adminform"].form.fields
 
-    def test_a_number_issued_before_is_refused(self):
+    def test_a_number_issued_before_is_refused(self, editor):
         registry = RegistryFactory(last_number=783)
 
         with pytest.raises(ValidationError, match="LIT-005 was issued before"):
             actions.documents.save_document(
-                document=DocumentFactory.build(registry=registry, number=5, draft=True)
+                document=DocumentFactory.build(registry=registry, number=5, draft=True),
+                user=editor,
             )
 
     @pytest.mark.parametrize("number", [MAX_NUMBER + 1, 10**12])
-    def test_a_number_out_of_range_is_refused(self, number):
+    def test_a_number_out_of_range_is_refused(self, number, editor):
         registry = RegistryFactory()
 
         with pytest.raises(ValidationError, match="out of range"):
             actions.documents.save_document(
                 document=DocumentFactory.build(
                     registry=registry, number=number, draft=True
-                )
+                ),
+                user=editor,
             )
 
     def test_a_registry_that_issued_its_last_number_says_so(self, admin_client):

@@ -472,7 +472,7 @@ def candidate_group(w):
     """The two public documents as an open candidate topic."""
     members = [(w.document.pk, 0.5, 0.1), (w.other.pk, 0.5, 0.1)]
     group = compute.Group(members, ["pipeline", "bubbles"], w.topic.pk, 0.3)
-    actions.related.store_candidates(groups=[group])
+    actions.related.store_candidates(groups=[group], via="recompute_candidates")
 
 
 def make_candidate_topic(w):

@@ -124,7 +124,7 @@ def test_a_changed_run_of_more_pairs_is_shown_replaced_whole(weighed):
 @pytest.mark.django_db
 def test_a_version_whose_summary_was_rewrapped_shows_the_summary_changed(client):
     # An import brings version 2 of LIT-004 with its paragraphs broken apart.
-    writer = DocumentWriter(note="Imported.")
+    writer = DocumentWriter(note="Imported.", via="import_index reading-list.txt")
     writer.create(
         [
             DocumentWrite(
