@@ -130,6 +130,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.sitemaps",
     "django.contrib.staticfiles",
+    "django.forms",
     "django_filters",
     "import_export",
     "taggit",
@@ -216,6 +217,11 @@ TEMPLATES = [
         },
     },
 ]
+
+# Forms find their widgets' templates as pages do (the top-level templates/
+# first, then the apps', Django's own through django.forms), not through a
+# search of the apps' folders alone.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 WSGI_APPLICATION = "anthology.wsgi.application"
 
