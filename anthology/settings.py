@@ -118,10 +118,10 @@ OAI_ADMIN_EMAIL = os.environ.get(
 
 INSTALLED_APPS = [
     # The editors' desk, then Django's admin as its site. No template, static
-    # file or command is chosen by this order: the top-level templates/ and
-    # static/ win over every app's own (TEMPLATES' DIRS, STATICFILES_DIRS),
-    # no two apps name the same command, and editorial's admin imports the
-    # admins of taggit and axes before it replaces them.
+    # file, command or admin registration depends on this order: the
+    # top-level templates/ and static/ win over every app's own (TEMPLATES'
+    # DIRS, STATICFILES_DIRS), no two apps name the same command, and
+    # editorial's admin imports taggit's and axes' admins before replacing them.
     "editorial",
     "editorial.apps.AnthologyAdminConfig",
     "django.contrib.auth",
@@ -256,8 +256,8 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
-STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `make serve` runs collectstatic: names carry a hash of the contents, so
 # WhiteNoise serves them compressed with a year's cache lifetime.
