@@ -117,7 +117,11 @@ OAI_ADMIN_EMAIL = os.environ.get(
 )
 
 INSTALLED_APPS = [
-    # The editors' desk: first, so its templates override the admin's own.
+    # The editors' desk, then Django's admin as its site. No template, static
+    # file, command or admin registration depends on this order: the
+    # top-level templates/ and static/ win over every app's own (TEMPLATES'
+    # DIRS, STATICFILES_DIRS), no two apps name the same command, and
+    # editorial's admin imports taggit's and axes' admins before replacing them.
     "editorial",
     "editorial.apps.AnthologyAdminConfig",
     "django.contrib.auth",
@@ -126,6 +130,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.sitemaps",
     "django.contrib.staticfiles",
+    "django.forms",
     "django_filters",
     "import_export",
     "taggit",
@@ -200,7 +205,7 @@ ROOT_URLCONF = "anthology.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -212,6 +217,11 @@ TEMPLATES = [
         },
     },
 ]
+
+# Forms find their widgets' templates as pages do (the top-level templates/
+# first, then the apps', Django's own through django.forms), not through a
+# search of the apps' folders alone.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 WSGI_APPLICATION = "anthology.wsgi.application"
 
@@ -246,6 +256,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `make serve` runs collectstatic: names carry a hash of the contents, so

@@ -1,4 +1,4 @@
-# The site's own page for when it cannot answer (public/templates/503.html,
+# The site's own page for when it cannot answer (templates/503.html,
 # as the site renders it: a test keeps the two the same), shown by Varnish
 # in place of its "Guru Meditation" when the site is down and no copy of the
 # page is kept.
