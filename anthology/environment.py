@@ -608,9 +608,10 @@ VARIABLES: list[Variable] = [
         "HOST",
         "address",
         "127.0.0.1:8000",
-        "The address and port `make run` serves on (`0.0.0.0:8000` to be "
-        "reached from other machines, with `ALLOWED_HOSTS` and `SITE_URL` "
-        "naming the address they use).",
+        "The address and port `make run` serves on, or a port alone (on "
+        "127.0.0.1); `SITE_URL` is `http://` and it unless given. "
+        "`0.0.0.0:8000` is reached from other machines, with `ALLOWED_HOSTS` "
+        "and `SITE_URL` naming the address they use.",
         MAKE,
     ),
     Variable(
@@ -618,7 +619,8 @@ VARIABLES: list[Variable] = [
         "address",
         "127.0.0.1:8000",
         "The address gunicorn listens on under `make serve`: bind it where "
-        "only the proxy in front reaches it.",
+        "only the proxy in front reaches it. `SITE_URL` is `http://` and it "
+        "unless given: give the public address behind a proxy.",
         MAKE,
     ),
     Variable(
