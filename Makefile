@@ -23,22 +23,28 @@ $(VENV)/.installed-dev: requirements.lock requirements-dev.lock | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 ## run: install, migrate, import the seed page once, serve on SQLite at http://$(HOST)/
-## (another port: `make run HOST=127.0.0.1:8001`); with DEBUG=0 the static files are
+## (another port: `make run HOST=127.0.0.1:8001`), the site's addresses (SITE_URL)
+## under http://$(HOST) unless SITE_URL is given; with DEBUG=0 the static files are
 ## collected first, as a server without DEBUG serves only collected ones
+# The origin a bind address is reached at: runserver takes a port alone too.
+site_origin = http://$(if $(findstring :,$(1)),$(1),127.0.0.1:$(1))
+RUN_ENV = DEBUG=$${DEBUG:-1} SITE_URL=$${SITE_URL:-$(call site_origin,$(HOST))}
 run: $(VENV)/.installed
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
+	$(RUN_ENV) $(BIN)/python manage.py migrate --no-input
 	if [ "$${DEBUG:-1}" = 0 ]; then \
-		DEBUG=0 $(BIN)/python manage.py collectstatic --no-input --verbosity 0; \
+		$(RUN_ENV) $(BIN)/python manage.py collectstatic --no-input --verbosity 0; \
 	fi
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py import_index --if-empty $(SEED)
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST)
+	$(RUN_ENV) $(BIN)/python manage.py import_index --if-empty $(SEED)
+	$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST)
 
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
 ## DEBUG off, persistent connections; the shared cache from $$REDIS_URL;
-## $$JOBS_WORKERS background-job workers (default 1) beside the web processes.
+## $$JOBS_WORKERS background-job workers (default 1) beside the web processes;
+## SITE_URL http://$(SERVE_BIND) unless given (give it the public address).
 ## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
-SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60}
+SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60} \
+	SITE_URL=$${SITE_URL:-$(call site_origin,$(SERVE_BIND))}
 serve: $(VENV)/.installed
 	$(SERVE_ENV) $(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(SERVE_ENV) $(BIN)/python manage.py migrate --no-input

@@ -1,86 +1,12 @@
 """Settings for the anthology, one module driven by environment variables.
 
-DATABASE_URL  database to use; defaults to an SQLite file in the checkout,
-              e.g. postgres://postgres@127.0.0.1:5432/anthology
-SECRET_KEY    required in production; a development key is used when unset
-DEBUG         "1", "true" or "yes" to turn on debug mode (off by default)
-ALLOWED_HOSTS comma-separated host names
-SITE_URL      the site's canonical origin, e.g. https://anthology.example.org:
-              every absolute address the site writes (feeds, sitemaps,
-              canonical links, og:url, JSON-LD, exports) starts with it,
-              whatever Host or scheme a request came with
-CONN_MAX_AGE  seconds a database connection is kept (checked before reuse)
-REDIS_URL     shared cache, e.g. redis://127.0.0.1:6379/0; local memory if unset
-CACHE_KEY_PREFIX  prefix of this site's keys in the shared cache
-PAGE_CACHE    cache public pages for anonymous readers; on when REDIS_URL is set
-PAGE_CACHE_SECONDS  how long an unread cached page is kept (a change expires
-              it at once whatever this says)
-PAGE_CACHE_LOCAL_BYTES  how many bytes of pages each process keeps copies of
-              (default 32 MiB; 0 for none)
-BEHIND_PROXY  "1" when a proxy (Varnish, nginx) is in front: it says whether
-              the request came over HTTPS and who the client is
-PROXY_COUNT   how many proxies are in front, with BEHIND_PROXY (default 1)
-TRUSTED_PROXIES  the addresses of the proxies in front (comma-separated
-              addresses or networks, default 127.0.0.1,::1): only a request
-              from one of them may say who the client is or that it came
-              over HTTPS
-UPLOAD_KEEP_SECONDS  how long an upload waits for its job at most (3600)
-UPLOAD_MAX_BYTES_PER_USER  the bytes of uploads one person may have kept at
-              once (default twice IMPORT_MAX_BYTES)
-JOBS_MAX_PER_USER  the jobs one person may have waiting or running (3)
-BODY_MAX_BYTES  the largest request body the site reads (default 1 MiB)
-ADMIN_BODY_MAX_BYTES  the same for /admin/, where imports upload (default
-              IMPORT_MAX_BYTES and 1 MiB for the form around the file)
-REDIS_CONNECT_TIMEOUT, REDIS_SOCKET_TIMEOUT  seconds any Redis connection
-              waits to connect (0.25) and for an answer (0.5)
-LOG_LEVEL     the application's log level on stderr (default INFO)
-METADATA_ARXIV_URL     the arXiv API's query address (metadata by identifier)
-METADATA_CROSSREF_URL  Crossref's REST API
-METADATA_MAILTO        the address arXiv and Crossref may write to about our
-              requests, sent in the User-Agent (Crossref's "polite pool")
-METADATA_TIMEOUT       seconds a metadata lookup may take in all, redirects
-              and the whole answer included (10)
-METADATA_MAX_BYTES     the largest answer a lookup reads (default 5 MiB)
-METADATA_CACHE_SECONDS how long a found work's metadata is kept (one day)
-VARNISH_URL   a Varnish in front (deploy/varnish/), purged by key, e.g.
-              http://127.0.0.1:6081
-FASTLY_SERVICE_ID, FASTLY_API_TOKEN  a Fastly service in front, purged by key
-CLOUDFLARE_ZONE_ID, CLOUDFLARE_API_TOKEN  a Cloudflare zone, purged by tag
-CLOUDFRONT_DISTRIBUTION_ID  a CloudFront distribution, purged by path (AWS
-              credentials as boto3 reads them)
-SHARED_CACHE_SECONDS  how long the shared caches in front may keep a page
-              (default a day; a change purges it at once)
-STALE_IF_ERROR_SECONDS  how long they may serve it while the site is down
-JOBS_REDIS_URL  the Redis of the background jobs' queue (default REDIS_URL,
-              else redis://127.0.0.1:6379/0)
-JOBS_QUEUE    the queue's name (default "anthology")
-RECORD_CHANGED  what is told of changed documents (default: recompute their
-              related work in a background job; empty: nothing)
-JOBS_IN_PROCESS  run background jobs in the web process that starts them, at
-              once (default: on when REDIS_URL is unset)
-OAI_REPOSITORY_NAME  the repository's name harvesters show (OAI-PMH Identify)
-OAI_ADMIN_EMAIL  the address harvesters write to about the OAI-PMH endpoint
-              (default anthology@ and SITE_URL's host)
-IMPORT_MAX_BYTES  the largest file the admin's imports take (default 64 MiB)
-IMPORT_MAX_FILES  the most entries a decision folder's .zip may hold (10000)
-IMPORT_MAX_UNPACKED_BYTES  the largest a decision folder may be unpacked
-              (default 256 MiB)
-BACKUP_DIR    where backups started from the admin are kept (default
-              backups/ in the checkout; the same place for every worker)
-JOBS_HEARTBEAT_SECONDS  how often a worker running a job says so (default 30);
-              a job three heartbeats late is given up as failed
-JOBS_CHORE_SECONDS  how often an idle worker does its chores, such as draining
-              the page cache's outbox (default 5)
-OUTBOX_RETRY_SECONDS  how long an expiry in the page cache's outbox is left
-              to the process applying it before a drain tries it (default 60)
-API_TOKEN_RATE  the requests one API token may make (default 1200/minute;
-              per second, minute, hour or day)
-API_ANONYMOUS_RATE  the API requests one client address may make without a
-              token (default 120/minute)
-API_TOKEN_DAYS  how long a new API token lasts unless its maker says (90)
+Every variable it reads is declared once, with its type, its default and what
+it means, in ``anthology/environment.py``; the operators' reference
+(``docs/reference/settings.md``) is generated from that declaration. Read a
+variable only through ``env.read``, which parses it by its declared type and
+refuses a name that is not declared.
 """
 
-import os
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -90,30 +16,20 @@ from csp.constants import NONE, SELF
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from anthology import environment as env
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-
-def env_bool(name, default=False):
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name, default):
-    value = os.environ.get(name, default)
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-SECRET_KEY = os.environ.get(
-    "SECRET_KEY", "django-insecure-development-key-set-SECRET_KEY-in-production"
+SECRET_KEY = env.read(
+    "SECRET_KEY",
+    default="django-insecure-development-key-set-SECRET_KEY-in-production",
 )
-DEBUG = env_bool("DEBUG")
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
-OAI_REPOSITORY_NAME = os.environ.get("OAI_REPOSITORY_NAME", "The anthology")
-OAI_ADMIN_EMAIL = os.environ.get(
-    "OAI_ADMIN_EMAIL", f"anthology@{urlsplit(SITE_URL).hostname}"
+DEBUG = env.read("DEBUG")
+ALLOWED_HOSTS = env.read("ALLOWED_HOSTS")
+SITE_URL = env.read("SITE_URL").rstrip("/")
+OAI_REPOSITORY_NAME = env.read("OAI_REPOSITORY_NAME")
+OAI_ADMIN_EMAIL = env.read(
+    "OAI_ADMIN_EMAIL", default=f"anthology@{urlsplit(SITE_URL).hostname}"
 )
 
 INSTALLED_APPS = [
@@ -226,9 +142,9 @@ FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 WSGI_APPLICATION = "anthology.wsgi.application"
 
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+    "default": dj_database_url.parse(
+        env.read("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=env.read("CONN_MAX_AGE"),
         conn_health_checks=True,
     )
 }
@@ -258,10 +174,11 @@ USE_TZ = True
 
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_URL = "static/"
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = env.read("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 # `make serve` runs collectstatic: names carry a hash of the contents, so
-# WhiteNoise serves them compressed with a year's cache lifetime.
-BACKUP_DIR = Path(os.environ.get("BACKUP_DIR", BASE_DIR / "backups"))
+# WhiteNoise serves them compressed and immutable for ten years
+# (`max-age=315360000`, its WhiteNoise.FOREVER).
+BACKUP_DIR = env.read("BACKUP_DIR", default=BASE_DIR / "backups")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -283,19 +200,19 @@ STORAGES = {
 
 # One cache shared by every instance; each process's own memory when
 # REDIS_URL is unset, which is only safe with a single process.
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env.read("REDIS_URL")
 # Every connection to Redis (the cache with its pages, generations and
 # uploads, the jobs' queue) gives up after these many seconds: a Redis that
 # accepts and never answers costs a request that long, not a worker.
-REDIS_CONNECT_TIMEOUT = float(os.environ.get("REDIS_CONNECT_TIMEOUT", "0.25"))
-REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.5"))
+REDIS_CONNECT_TIMEOUT = env.read("REDIS_CONNECT_TIMEOUT")
+REDIS_SOCKET_TIMEOUT = env.read("REDIS_SOCKET_TIMEOUT")
 if REDIS_URL:
     CACHES = {
         "default": {
             # Django's backend, reusing its Redis clients.
             "BACKEND": "pagecache.backends.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "anthology"),
+            "KEY_PREFIX": env.read("CACHE_KEY_PREFIX"),
             # A stopped Redis must cost a request milliseconds, not seconds:
             # pages are then rendered from the database.
             "OPTIONS": {
@@ -306,13 +223,11 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-PAGE_CACHE = env_bool("PAGE_CACHE", default=bool(REDIS_URL))
-PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", str(24 * 3600)))
+PAGE_CACHE = env.read("PAGE_CACHE", default=bool(REDIS_URL))
+PAGE_CACHE_SECONDS = env.read("PAGE_CACHE_SECONDS")
 # Each process also keeps copies of the pages it served last, up to this many
 # bytes; a copy is served only under the shared cache's current generations.
-PAGE_CACHE_LOCAL_BYTES = int(
-    os.environ.get("PAGE_CACHE_LOCAL_BYTES", str(32 * 1024 * 1024))
-)
+PAGE_CACHE_LOCAL_BYTES = env.read("PAGE_CACHE_LOCAL_BYTES")
 # Which pages are cached, and what each shows: the site's map, not the cache's.
 PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
 # The query parameters each cached page reads; others are redirected away.
@@ -325,45 +240,41 @@ PAGE_CACHE_CHANGE_SCOPES = "public.scopes.change_scopes"
 PAGE_CACHE_OWN_PAGE_SCOPES = "public.scopes.own_page_scopes"
 # Told of the documents each change touched, once it commits: related work is
 # recomputed in the background (empty: never on a change, only by command).
-RECORD_CHANGED = os.environ.get("RECORD_CHANGED", "similarity.jobs.documents_changed")
+RECORD_CHANGED = env.read("RECORD_CHANGED")
 
 # Shared caches in front, purged of the pages a change affects once it
 # commits. A page gets a shared lifetime only when one is configured: nothing
 # else would tell a shared cache that it changed.
 PAGE_CACHE_FRONTENDS = {}
-if os.environ.get("VARNISH_URL"):
+if env.read("VARNISH_URL"):
     PAGE_CACHE_FRONTENDS["varnish"] = {
         "BACKEND": "pagecache.frontends.Varnish",
-        "LOCATION": os.environ["VARNISH_URL"],
+        "LOCATION": env.read("VARNISH_URL"),
     }
-if os.environ.get("FASTLY_SERVICE_ID"):
+if env.read("FASTLY_SERVICE_ID"):
     PAGE_CACHE_FRONTENDS["fastly"] = {
         "BACKEND": "pagecache.frontends.Fastly",
-        "SERVICE_ID": os.environ["FASTLY_SERVICE_ID"],
-        "API_TOKEN": os.environ.get("FASTLY_API_TOKEN", ""),
+        "SERVICE_ID": env.read("FASTLY_SERVICE_ID"),
+        "API_TOKEN": env.read("FASTLY_API_TOKEN"),
     }
-if os.environ.get("CLOUDFLARE_ZONE_ID"):
+if env.read("CLOUDFLARE_ZONE_ID"):
     PAGE_CACHE_FRONTENDS["cloudflare"] = {
         "BACKEND": "pagecache.frontends.Cloudflare",
-        "ZONE_ID": os.environ["CLOUDFLARE_ZONE_ID"],
-        "API_TOKEN": os.environ.get("CLOUDFLARE_API_TOKEN", ""),
+        "ZONE_ID": env.read("CLOUDFLARE_ZONE_ID"),
+        "API_TOKEN": env.read("CLOUDFLARE_API_TOKEN"),
     }
-if os.environ.get("CLOUDFRONT_DISTRIBUTION_ID"):
+if env.read("CLOUDFRONT_DISTRIBUTION_ID"):
     PAGE_CACHE_FRONTENDS["cloudfront"] = {
         "BACKEND": "pagecache.frontends.CloudFront",
-        "DISTRIBUTION_ID": os.environ["CLOUDFRONT_DISTRIBUTION_ID"],
+        "DISTRIBUTION_ID": env.read("CLOUDFRONT_DISTRIBUTION_ID"),
     }
-PAGE_CACHE_SHARED_SECONDS = int(os.environ.get("SHARED_CACHE_SECONDS", "86400"))
-PAGE_CACHE_STALE_IF_ERROR_SECONDS = int(
-    os.environ.get("STALE_IF_ERROR_SECONDS", "86400")
-)
-# Pauses between the attempts of a failed purge, in seconds (PURGE_RETRY_PAUSES).
-PAGE_CACHE_PURGE_RETRY_PAUSES = [
-    float(pause) for pause in env_list("PURGE_RETRY_PAUSES", "0.5,2,10,30")
-]
+PAGE_CACHE_SHARED_SECONDS = env.read("SHARED_CACHE_SECONDS")
+PAGE_CACHE_STALE_IF_ERROR_SECONDS = env.read("STALE_IF_ERROR_SECONDS")
+# Pauses between the attempts of a failed purge, in seconds.
+PAGE_CACHE_PURGE_RETRY_PAUSES = env.read("PURGE_RETRY_PAUSES")
 # An expiry is kept in the outbox until it lands; the process that made it
 # applies it first, and a drain takes it once this long has passed since.
-PAGE_CACHE_OUTBOX_RETRY_SECONDS = int(os.environ.get("OUTBOX_RETRY_SECONDS", "60"))
+PAGE_CACHE_OUTBOX_RETRY_SECONDS = env.read("OUTBOX_RETRY_SECONDS")
 
 TAGGIT_CASE_INSENSITIVE = True
 
@@ -389,7 +300,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = True
-if env_bool("HTTPS"):
+if env.read("HTTPS"):
     SECURE_SSL_REDIRECT = True
     # The probe in front (deploy/varnish/backend.vcl) asks over plain HTTP.
     SECURE_REDIRECT_EXEMPT = [r"^health/$"]
@@ -398,11 +309,11 @@ if env_bool("HTTPS"):
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-BEHIND_PROXY = env_bool("BEHIND_PROXY")
+BEHIND_PROXY = env.read("BEHIND_PROXY")
 # The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; any
 # other peer's are dropped (anthology.edge), so a client that reaches
 # gunicorn directly cannot choose its address or claim HTTPS.
-TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "127.0.0.1,::1")
+TRUSTED_PROXIES = env.read("TRUSTED_PROXIES")
 if BEHIND_PROXY:
     # Behind a proxy that ends TLS, the proxy says the request came over HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -419,7 +330,7 @@ LOGIN_REDIRECT_URL = "admin:index"
 # Behind proxies every request comes from the nearest one: the client is the
 # address the outermost proxy put in X-Forwarded-For, so one client's failures
 # never lock out everyone's.
-PROXY_COUNT = int(os.environ.get("PROXY_COUNT", "1")) if BEHIND_PROXY else 0
+PROXY_COUNT = env.read("PROXY_COUNT") if BEHIND_PROXY else 0
 AXES_CLIENT_IP_CALLABLE = "editorial.lockout.client_address"
 
 # The audit trail (django-auditlog): values as typed, never truncated.
@@ -449,7 +360,7 @@ LOGGING = {
             "formatter": "json",
         }
     },
-    "root": {"handlers": ["stderr"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["stderr"], "level": env.read("LOG_LEVEL")},
     "loggers": {
         # Django's own console handler repeats records when DEBUG is on.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
@@ -466,20 +377,16 @@ IMPORT_EXPORT_EXPORT_PERMISSION_CODE = "view"
 
 # Metadata by identifier (sources.metadata): arXiv's API (Atom) and
 # Crossref's REST API (JSON). Tests point both at a local fake server.
-METADATA_ARXIV_URL = os.environ.get(
-    "METADATA_ARXIV_URL", "https://export.arxiv.org/api/query"
-)
-METADATA_CROSSREF_URL = os.environ.get(
-    "METADATA_CROSSREF_URL", "https://api.crossref.org"
-)
-METADATA_MAILTO = os.environ.get("METADATA_MAILTO", "editors@anthology.invalid")
-METADATA_TIMEOUT = float(os.environ.get("METADATA_TIMEOUT", "10"))
-METADATA_MAX_BYTES = int(os.environ.get("METADATA_MAX_BYTES", str(5 * 1024 * 1024)))
-METADATA_CACHE_SECONDS = int(os.environ.get("METADATA_CACHE_SECONDS", str(24 * 3600)))
+METADATA_ARXIV_URL = env.read("METADATA_ARXIV_URL")
+METADATA_CROSSREF_URL = env.read("METADATA_CROSSREF_URL")
+METADATA_MAILTO = env.read("METADATA_MAILTO")
+METADATA_TIMEOUT = env.read("METADATA_TIMEOUT")
+METADATA_MAX_BYTES = env.read("METADATA_MAX_BYTES")
+METADATA_CACHE_SECONDS = env.read("METADATA_CACHE_SECONDS")
 
 # Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
 # starts its worker beside the web processes.
-JOBS_QUEUE = os.environ.get("JOBS_QUEUE", "anthology")
+JOBS_QUEUE = env.read("JOBS_QUEUE")
 
 
 def redis_server(url):
@@ -505,25 +412,28 @@ def redis_server(url):
 
 RQ_QUEUES = {
     JOBS_QUEUE: {
+        # The cache's Redis, unless one is given (an empty one is none).
         **redis_server(
-            os.environ.get("JOBS_REDIS_URL") or REDIS_URL or "redis://127.0.0.1:6379/0"
+            env.read("JOBS_REDIS_URL", default="")
+            or REDIS_URL
+            or "redis://127.0.0.1:6379/0"
         ),
         "DEFAULT_TIMEOUT": 3600,
     }
 }
 # Without a shared cache a worker could neither read an upload nor hand back
 # its result, so jobs run in the web process that starts them (`make run`).
-JOBS_IN_PROCESS = env_bool("JOBS_IN_PROCESS", default=not REDIS_URL)
+JOBS_IN_PROCESS = env.read("JOBS_IN_PROCESS", default=not REDIS_URL)
 # A job is queued once the transaction that made its row commits, so a worker
 # never looks for a job the database does not hold yet.
 RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
 # How often a worker running a job says so; three missed, and the job is given
 # up as failed whatever host ran it (jobs/worker.py).
-JOBS_HEARTBEAT_SECONDS = int(os.environ.get("JOBS_HEARTBEAT_SECONDS", "30"))
+JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # What each worker does between jobs, and every JOBS_CHORE_SECONDS while it
 # waits for one: land the page expiries and purges a process left behind.
 JOBS_CHORES = ["pagecache.outbox.drain"]
-JOBS_CHORE_SECONDS = int(os.environ.get("JOBS_CHORE_SECONDS", "5"))
+JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
 # Without workers, each process drains the outbox of the page cache itself:
 # its purge thread keeps trying, and takes the purges left when it starts.
 PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS
@@ -533,31 +443,29 @@ PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS
 RQ_SHOW_ADMIN_LINK = False
 # The largest file the admin's imports take; a larger upload is refused
 # before anything is read or kept.
-IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(64 * 1024 * 1024)))
+IMPORT_MAX_BYTES = env.read("IMPORT_MAX_BYTES")
 # A decision folder's archive is unpacked only within these bounds (a zip
 # bomb stops at them): entries in the archive, bytes of its folder unpacked.
-IMPORT_MAX_FILES = int(os.environ.get("IMPORT_MAX_FILES", "10000"))
-IMPORT_MAX_UNPACKED_BYTES = int(
-    os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(256 * 1024 * 1024))
-)
+IMPORT_MAX_FILES = env.read("IMPORT_MAX_FILES")
+IMPORT_MAX_UNPACKED_BYTES = env.read("IMPORT_MAX_UNPACKED_BYTES")
 # The largest request body the site reads: the admin's uploads (an import's
 # file with its form around it), and every other address (a form, a search).
 # Larger ones are answered 413 before they are read (anthology.edge); the
 # VCL and the README's nginx recipe hold the same limits in front.
-ADMIN_BODY_MAX_BYTES = int(
-    os.environ.get("ADMIN_BODY_MAX_BYTES", str(IMPORT_MAX_BYTES + 1024 * 1024))
+ADMIN_BODY_MAX_BYTES = env.read(
+    "ADMIN_BODY_MAX_BYTES", default=IMPORT_MAX_BYTES + 1024 * 1024
 )
-BODY_MAX_BYTES = int(os.environ.get("BODY_MAX_BYTES", str(1024 * 1024)))
+BODY_MAX_BYTES = env.read("BODY_MAX_BYTES")
 # An upload waits for its job in the shared cache this long at most (its
 # job removes it once done with it, or when it fails), and one person's
 # uploads kept at once hold this many bytes at most; one person has this many
 # jobs waiting or running at most. Past either, a new job is refused with a
 # message saying which (jobs.runner).
-JOBS_UPLOAD_SECONDS = int(os.environ.get("UPLOAD_KEEP_SECONDS", "3600"))
-JOBS_MAX_UPLOAD_BYTES_PER_USER = int(
-    os.environ.get("UPLOAD_MAX_BYTES_PER_USER", str(2 * IMPORT_MAX_BYTES))
+JOBS_UPLOAD_SECONDS = env.read("UPLOAD_KEEP_SECONDS")
+JOBS_MAX_UPLOAD_BYTES_PER_USER = env.read(
+    "UPLOAD_MAX_BYTES_PER_USER", default=2 * IMPORT_MAX_BYTES
 )
-JOBS_MAX_UNFINISHED_PER_USER = int(os.environ.get("JOBS_MAX_PER_USER", "3"))
+JOBS_MAX_UNFINISHED_PER_USER = env.read("JOBS_MAX_PER_USER")
 # How long a finished job's result and progress are kept for its page.
 JOBS_RESULT_SECONDS = 24 * 3600
 
@@ -603,6 +511,6 @@ SPECTACULAR_SETTINGS = {
 API_TOKEN_PATHS = ["/api/", "/export/"]
 # Where anonymous requests are limited per client address.
 API_ANONYMOUS_PATH = "/api/"
-API_TOKEN_RATE = os.environ.get("API_TOKEN_RATE", "1200/minute")
-API_ANONYMOUS_RATE = os.environ.get("API_ANONYMOUS_RATE", "120/minute")
-API_TOKEN_DAYS = int(os.environ.get("API_TOKEN_DAYS", "90"))
+API_TOKEN_RATE = env.read("API_TOKEN_RATE")
+API_ANONYMOUS_RATE = env.read("API_ANONYMOUS_RATE")
+API_TOKEN_DAYS = env.read("API_TOKEN_DAYS")

@@ -15,8 +15,10 @@ project code is at the top of its module.
                              its own API tokens)
     editorial  <- all of the above: the admin
 
-Every app may also use the page cache and the background jobs; the project
-package (``anthology``) imports only the jobs' queue, for ``/health/``.
+Every app may also use the page cache and the background jobs, and read the
+environment through its declaration (``anthology.environment``, which imports
+no project code); the project package (``anthology``) imports only the jobs'
+queue, for ``/health/``.
 ``actions`` reaches the public site's page map only through settings.
 """
 
@@ -49,15 +51,26 @@ MAY_IMPORT = {
     **{app: {app, *below, *GENERIC} for app, below in APPS.items()},
 }
 PROJECT = set(MAY_IMPORT)
+# Modules of the project every app may import.
+EVERYWHERE = {"anthology.environment"}
+
+
+def imported_modules(node):
+    """The modules an Import or ImportFrom node names."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    if node.level:  # A relative import stays inside its own package.
+        return set()
+    submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+    if node.module not in EVERYWHERE and submodules <= EVERYWHERE:
+        return submodules
+    return {node.module}
 
 
 def imported_packages(node):
-    """The top-level packages an Import or ImportFrom node names."""
-    if isinstance(node, ast.Import):
-        return {alias.name.split(".")[0] for alias in node.names}
-    if node.level:  # A relative import stays inside its own package.
-        return set()
-    return {node.module.split(".")[0]}
+    """The top-level packages an Import or ImportFrom node names, leaving out
+    the modules every app may import."""
+    return {name.split(".")[0] for name in imported_modules(node) - EVERYWHERE}
 
 
 def layout_problems(app, source, filename="<source>"):
@@ -99,6 +112,12 @@ def test_each_app_imports_only_down_the_dependency_order(app):
         ("actions", "from public import scopes\n", "actions imports public"),
         ("pagecache", "from catalogue.models import Document\n", "imports catalogue"),
         ("anthology", "from public import urls\n", "anthology imports public"),
+        ("editorial", "from anthology import settings\n", "imports anthology"),
+        (
+            "catalogue",
+            "from anthology import environment, edge\n",
+            "catalogue imports anthology",
+        ),
         ("public", "from imports import resources\n", "public imports imports"),
         ("formats", "from actions import pages\n", "formats imports actions"),
         (
@@ -112,6 +131,18 @@ def test_the_check_catches_an_import_up_or_inside_a_function(app, source, proble
     [found] = layout_problems(app, source)
 
     assert problem in found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from anthology import environment as env\n",
+        "import anthology.environment\n",
+        "from anthology.environment import read\n",
+    ],
+)
+def test_any_app_reads_the_environment_through_its_declaration(source):
+    assert layout_problems("pagecache", source) == []
 
 
 def test_imports_of_libraries_anywhere_are_left_alone():
