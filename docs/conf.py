@@ -28,9 +28,7 @@ html_show_sourcelink = False
 
 # The project's own management commands: those of its apps, not Django's or
 # a library's, which their own documentation describes.
-PROJECT_APPS = {
-    path.parent.name for path in ROOT.glob("*/apps.py")
-}
+PROJECT_APPS = {path.parent.name for path in ROOT.glob("*/apps.py")}
 # Help text wrapped as a terminal of this width shows it.
 HELP_COLUMNS = "88"
 
