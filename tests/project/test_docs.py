@@ -271,7 +271,10 @@ def runnable_blocks():
 
 def tracked_changes():
     done = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     return done.stdout if done.returncode == 0 else None
 
