@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
+.PHONY: run serve worker test test-fast lock mutation lint format docs migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +109,12 @@ lint: $(VENV)/.installed-dev
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## docs: the documentation in docs/ (one folder an audience) built as HTML into
+## docs/_build/html, every warning an error; the settings and commands reference
+## are generated from the code at each build. It reads nothing from the network.
+docs: $(VENV)/.installed-dev
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 
 ## bench: every benchmark at a small size (bench/guard.py, within 15 minutes on
 ## PostgreSQL), each ratio against the last recorded in bench/results/guard.json,
