@@ -76,6 +76,15 @@ def is_within(path, folder):
     return Path(path).resolve().is_relative_to(folder.resolve())
 
 
+def in_project(path):
+    """Whether ``path`` is the project's own: in the checkout, and not in a
+    virtual environment kept there (``.venv``)."""
+    path = Path(path).resolve()
+    if not path.is_relative_to(ROOT):
+        return False
+    return not path.relative_to(ROOT).parts[0].startswith(".")
+
+
 class AppsLayout:
     """The top-level files copied back into the apps that held them, under
     ``root``: ``root/<app>/<kind>/<name>``."""
@@ -152,7 +161,7 @@ def test_no_app_holds_templates_or_static_files():
     project_apps = [
         Path(config.path).resolve()
         for config in apps.get_app_configs()
-        if is_within(config.path, ROOT)
+        if in_project(config.path)
     ]
     folders = [
         path.relative_to(ROOT).as_posix()
@@ -177,12 +186,10 @@ def static_sources():
 
 def test_templates_and_static_files_of_the_project_come_from_the_top_level():
     template_folders = [
-        folder for folder in engines["django"].template_dirs if is_within(folder, ROOT)
+        folder for folder in engines["django"].template_dirs if in_project(folder)
     ]
     static_files = {
-        path: source
-        for path, source in static_sources().items()
-        if source.is_relative_to(ROOT)
+        path: source for path, source in static_sources().items() if in_project(source)
     }
 
     assert template_folders == [TOP_LEVEL["templates"]]
