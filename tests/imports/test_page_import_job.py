@@ -2,10 +2,11 @@
 import_index imports it; a page with wrong lines is refused by line."""
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from catalogue.models import Document, Topic
+from catalogue.models import Document, Preface, Registry, Topic
 from jobs import runner
 from jobs.models import Job
 from tests.factories import UserFactory
@@ -52,6 +53,32 @@ def test_a_wrong_page_is_refused_by_line_and_writes_nothing(admin_client, seed_t
     )
     assert "the page was not imported" in response.content.decode()
     assert Document.objects.count() == 0
+
+
+def test_a_page_bringing_what_its_importer_may_not_add_is_refused_by_line(
+    client, seed_path
+):
+    # May import pages (publish documents, add and change topics), but not
+    # add the registries the seed page brings: the right the registry add
+    # page asks for.
+    publisher = UserFactory(publisher=True)
+    publisher.user_permissions.add(
+        *Permission.objects.filter(codename__in=["add_topic", "change_topic"]),
+        *Permission.objects.filter(codename__in=["add_preface", "change_preface"]),
+    )
+    client.force_login(publisher)
+
+    upload(client, "seed.txt", seed_path.read_bytes())
+
+    job = Job.objects.get()
+    assert job.state == Job.State.FAILED
+    assert job.summary == (
+        "seed.txt: the page was not imported; nothing was written.\n"
+        f"line 3: {publisher.username} may not add registries."
+    )
+    assert not Registry.objects.exists()
+    assert not Preface.objects.exists()
+    assert not Document.objects.exists()
 
 
 def test_a_page_that_is_not_utf8_is_refused_at_upload(admin_client):

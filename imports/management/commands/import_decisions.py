@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from actions.steps import acting_user
@@ -45,6 +45,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Nothing was imported from {folder}: {' '.join(error.messages)}"
             ) from error
+        except PermissionDenied as error:
+            raise CommandError(f"Nothing was imported from {folder}: {error}") from None
         except ImportRefused as error:
             raise CommandError(
                 f"Nothing was imported from {folder}:\n{error}"

@@ -1,3 +1,4 @@
+from django.core.exceptions import PermissionDenied
 from django.core.management.base import CommandError
 
 from actions.steps import acting_user
@@ -56,5 +57,9 @@ class Command(FileCommand):
         except ImportRefused as error:
             raise CommandError(
                 f"{path}: the page was not imported; nothing was written.\n{error}"
+            ) from None
+        except PermissionDenied as error:
+            raise CommandError(
+                f"{path}: the page was not imported; nothing was written: {error}"
             ) from None
         self.stdout.write(f"{path}:\n{report}")
