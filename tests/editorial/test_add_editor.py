@@ -143,7 +143,9 @@ def test_add_editor_checks_a_given_password_with_the_validators(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_password_piped_to_the_command_makes_the_account_unechoed(settings):
+def test_a_password_piped_to_the_command_makes_the_account_unechoed(
+    settings, editorial_groups
+):
     # The command's own process hashes with the site's hasher, not the tests'.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
     environment = site_environment()

@@ -134,6 +134,7 @@ def test_two_bulk_actions_on_the_same_documents_both_apply_whole(people):
 def test_two_editors_creating_documents_at_once_get_different_numbers():
     registry = RegistryFactory()
     DocumentFactory(registry=registry, number=783, topic=None, published=True)
+    editor = UserFactory(is_superuser=True)
     first_holds_lock, numbers, errors = threading.Event(), [], []
 
     def create(hold):
@@ -142,7 +143,8 @@ def test_two_editors_creating_documents_at_once_get_different_numbers():
                 document = actions.documents.save_document(
                     document=DocumentFactory.build(
                         registry=registry, number=None, topic=None, draft=True
-                    )
+                    ),
+                    user=editor,
                 )
                 numbers.append(document.number)
                 if hold:
