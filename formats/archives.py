@@ -79,7 +79,15 @@ def open_archive(data, name):
         )
     try:
         return zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as error:
+    # NotImplementedError: an entry that needs a later zip version than
+    # zipfile reads, as a damaged "version needed" byte claims.
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        ValueError,
+        NotImplementedError,
+    ) as error:
         raise refuse(
             f"{name} is a damaged .zip archive ({error}); zip the folder again.",
             "damaged",

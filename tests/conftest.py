@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
+from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import sync_playwright
 
 import actions.documents
@@ -28,7 +29,22 @@ from tests.factories import (
 from tests.sources.fake_sources import FakeSources
 from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
 
+# Which database a test runs on, and each worker's database cloned from one
+# migrated once per run (tests/databases.py).
+pytest_plugins = ["tests.databases"]
+
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+# Every property test tries the same examples on every run (derandomised, no
+# example database carried over from an earlier run), as many as the suite's
+# budget, and has no deadline: a machine busy with other work does not make a
+# function slow. `pytest --hypothesis-profile=explore` tries many more, new
+# ones each run.
+hypothesis_settings.register_profile(
+    "suite", max_examples=25, derandomize=True, database=None, deadline=None
+)
+hypothesis_settings.register_profile("explore", max_examples=1000, deadline=None)
+hypothesis_settings.load_profile("suite")
 
 # What a test needs from outside Python follows from the fixtures it uses
 # (and from living in tests/browser/); tests that reach Redis another way,

@@ -40,12 +40,7 @@ def test_every_operation_answers_as_described(api_schema):
         operation = result.ok()
 
         @given(case=operation.as_strategy())
-        @examples(
-            max_examples=25,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
+        @examples(suppress_health_check=list(HealthCheck))
         def answers_as_described(case):
             # Werkzeug's client, which calls the WSGI application, does not
             # unpack the gzip it asks for. A filter naming a registry or a

@@ -95,11 +95,7 @@ def test_a_new_row_without_a_registry_names_its_column(admin_client):
 # (control characters, NUL, formula starts, quotes, very long), columns
 # missing, shuffled or doubled, rows short or long. Whatever it meets, it
 # answers a page of messages, never a 500 nor an exception's name.
-settings.register_profile(
-    "csv-dry-run",
-    max_examples=25,
-    derandomize=True,
-    deadline=None,
+DRY_RUN = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
@@ -168,7 +164,7 @@ def odd_csv(draw):
     return odd_file(columns, rows)
 
 
-@settings(settings.get_profile("csv-dry-run"))
+@DRY_RUN
 @given(content=odd_csv())
 def test_the_dry_run_answers_any_file_with_messages(admin_client, content):
     response = preview(admin_client, content)

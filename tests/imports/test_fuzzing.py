@@ -22,8 +22,6 @@ from tests.imports.test_import_csv import csv_text, problems, row
 pytestmark = pytest.mark.django_db
 
 FUZZ = settings(
-    max_examples=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 SEED_LINES = SEED.read_text(encoding="utf-8").split("\n")

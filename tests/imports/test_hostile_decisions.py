@@ -26,9 +26,6 @@ from tests.imports.test_madr_import import ADR_TOOLS, refused, write_folder
 pytestmark = pytest.mark.django_db
 
 FUZZ = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
@@ -238,3 +235,19 @@ def test_a_damaged_archive_unpacks_or_is_refused_naming_it(
         unpack(bytes(data), found, target)
     except ValidationError as error:
         assert error.message.startswith("adr.zip")
+
+
+def test_an_archive_needing_a_zip_version_python_cannot_read_is_refused_as_damaged():
+    data = bytearray(ZIPS[zipfile.ZIP_STORED])
+    # The "version needed to extract" of the central directory's first entry,
+    # six bytes past its signature: 8.4, past what zipfile reads.
+    data[data.find(b"PK\x01\x02") + 6] = 84
+
+    with pytest.raises(ValidationError) as refused:
+        read_archive(bytes(data), name="adr.zip")
+
+    assert refused.value.code == "damaged"
+    assert refused.value.message == (
+        "adr.zip is a damaged .zip archive (zip file version 8.4); zip the folder "
+        "again."
+    )

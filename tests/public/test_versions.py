@@ -3,7 +3,7 @@
 import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import actions.documents
@@ -83,7 +83,6 @@ texts = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
 @given(old=texts, new=texts)
 def test_any_two_texts_come_back_from_their_diff(old, new):
     changes = word_diff(old, new)
