@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format docs migrate clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
+.PHONY: run serve worker test test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -120,7 +120,8 @@ docs: $(VENV)/.installed-dev
 ## PostgreSQL), each ratio against the last recorded in bench/results/guard.json,
 ## what moved past its noise band printed; `make bench RECORD=1` runs each
 ## BENCH_RUNS times (default 3) and records their medians and spread as the new
-## figures and noise bands; BENCH_ONLY=export,render picks benchmarks
+## figures and noise bands; BENCH_ONLY=export,render picks benchmarks. CI does not
+## run it: run it before finishing work that touches a measured path, and read it
 RECORD ?=
 BENCH_RUNS ?= 3
 BENCH_ONLY ?=
