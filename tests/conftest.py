@@ -1,14 +1,10 @@
-import importlib
 import io
 import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import sync_playwright
@@ -25,6 +21,7 @@ from tests.factories import (
     DocumentFactory,
     TopicFactory,
     UserFactory,
+    editorial_group,
 )
 from tests.sources.fake_sources import FakeSources
 from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
@@ -146,21 +143,8 @@ def fast_password_hashing(settings):
 def editorial_groups(transactional_db):
     """The Editor and Publisher groups, made again by their own migration's code:
     a transactional test's flush empties every table, data migrations' too."""
-    if Group.objects.filter(name__in=["Editor", "Publisher"]).count() < 2:
-        migration = importlib.import_module(
-            "catalogue.migrations.0003_editorial_groups"
-        )
-        state = MigrationExecutor(connection).loader.project_state(
-            ("catalogue", "0003_editorial_groups")
-        )
-        migration.create_groups(state.apps, None)
-        relations = importlib.import_module(
-            "catalogue.migrations.0008_decision_formats"
-        )
-        state = MigrationExecutor(connection).loader.project_state(
-            ("catalogue", "0008_decision_formats")
-        )
-        relations.grant_relation_permissions(state.apps, None)
+    editorial_group("Editor")
+    editorial_group("Publisher")
 
 
 # Background jobs run at once, in the test's own process and transaction, on

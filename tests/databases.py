@@ -3,7 +3,8 @@ pytest-xdist worker gets its own database without migrating one.
 
 A test marked ``database("sqlite", "postgresql", reason=…)`` runs only on the
 databases it names (Django's vendor names) and is left out, at collection, of
-a run on any other; a browser journey runs on SQLite unless it names its own.
+a run on any other; a browser journey runs on SQLite unless it names its own,
+and so does a test that never reaches the database.
 A run says how many tests it left to another database.
 
 Under pytest-xdist the first worker that needs a database migrates a template
@@ -42,11 +43,32 @@ left_out = pytest.StashKey[int]()
 # Which tests run on which database.
 
 
+# What a test that never reaches the database runs on: pytest-django refuses
+# it any query, so no database can make it pass or fail otherwise.
+NO_DATABASE = ("sqlite",)
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def reaches_the_database(item):
+    return bool(
+        item.get_closest_marker("django_db")
+        or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
 def databases_of(item):
     """The vendors ``item`` runs on, or None for every database."""
     marker = item.get_closest_marker("database")
     if marker is None:
-        return BROWSER_DATABASES if item.get_closest_marker("browser") else None
+        if item.get_closest_marker("browser"):
+            return BROWSER_DATABASES
+        return None if reaches_the_database(item) else NO_DATABASE
     if not marker.kwargs.get("reason"):
         raise pytest.UsageError(
             f"{item.nodeid}: the database marker says why (reason=…)"
@@ -89,8 +111,9 @@ def pytest_terminal_summary(terminalreporter, config):
     if count:
         terminalreporter.write_line(
             f"{count} tests left to the run on another database than "
-            f"{connection.vendor} (their database marker, or a browser journey's "
-            f"{', '.join(BROWSER_DATABASES)}): deselected, not skipped"
+            f"{connection.vendor} (their database marker, a browser journey's "
+            f"{', '.join(BROWSER_DATABASES)}, or none reached): deselected, "
+            "not skipped"
         )
 
 
