@@ -214,6 +214,8 @@ def save_imported(*, decisions, user, at, via=""):
     references each one's text makes are written again. The import's
     ``bulk_change`` expires every page."""
     _require_import(user, via)
+    if not decisions:
+        return decisions
     with transaction.atomic(), audited(user, via):
         for decision in decisions:
             if decision.pk is None:
