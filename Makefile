@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api
+.PHONY: run serve worker test test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -178,6 +178,12 @@ map-quality: $(VENV)/.installed-dev
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python bench/api_bench.py --documents $(BENCH_DOCUMENTS)
 	$(BIN)/python bench/oai_bench.py --documents $(BENCH_DOCUMENTS) --json bench/results/oai.json
+
+## bench-decisions: every sub-directory of CORPUS_DIR (a local corpus of teams' decision
+## folders) imported as its own log into an empty SQLite record, a row per folder of what
+## it gave and lost (bench/decision_corpus.py); CI does not run it
+bench-decisions: $(VENV)/.installed-dev
+	$(BIN)/python bench/decision_corpus.py $(CORPUS_DIR)
 
 ## bench-edge: Varnish in front of `make serve`, purged on publication (bench/results/edge.md)
 bench-edge: $(VENV)/.installed-dev
