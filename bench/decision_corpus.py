@@ -51,7 +51,7 @@ UNRESOLVED = "is not in the folder or the record"
 
 def prefix_of(name):
     """``govuk-aws``: GA; a name starting with a digit gets a leading D."""
-    words = "".join(c if c.isalnum() else " " for c in name).split()
+    words = "".join(c if c.isascii() and c.isalnum() else " " for c in name).split()
     prefix = "".join(word[0] for word in words).upper()[:19]
     return prefix if prefix[:1].isalpha() else f"D{prefix}"
 
@@ -79,6 +79,8 @@ def import_one(folder, found):
 
     parsed, _, _ = parse_folder(folder)
     stated = sum(len(decision.relations) for decision in parsed)
+    # No account: the command names itself, as import_decisions does
+    # without --user, and acts with the server's rights.
     report = import_decisions(
         folder,
         log=folder.name,
@@ -86,6 +88,7 @@ def import_one(folder, found):
         via=f"decision_corpus {folder.name}",
     )
     records = DecisionRecord.objects.filter(log__name=folder.name)
+    # The note _stated_relations writes for a record named but not found.
     unresolved = sum(UNRESOLVED in note.message for note in report.notes)
     return [
         found,
