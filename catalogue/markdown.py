@@ -54,14 +54,24 @@ _parser = MarkdownIt("commonmark", {"html": True, "linkify": True}).enable(
 )
 
 
+# The longest text rendered as Markdown: ten times the longest record of the
+# public decision folders read so far (97 KB). The renderer's work grows with
+# the text, at most about a hundred calls a character; a longer text is kept,
+# and shown as text.
+MARKDOWN_MAX_CHARACTERS = 1_000_000
+
+
 def render_markdown(text, *, files=None, images=None):
-    """HTML for ``text`` in Markdown: parsed, then sanitised; safe to show.
+    """HTML for ``text`` in Markdown: parsed, then sanitised; safe to show. A
+    text over ``MARKDOWN_MAX_CHARACTERS`` is shown as it is written, escaped.
 
     ``files`` maps a record file's name (``0003-x.md``) to its page's URL;
     ``images`` maps an image's name in the folder (``img/a.png``) to its URL;
     without ``images``, an image of the folder keeps its name, for the page
     to place it.
     """
+    if len(text) > MARKDOWN_MAX_CHARACTERS:
+        return mark_safe(f'<pre class="as-written">{escape(text)}</pre>\n')
     env = {"files": files or {}, "images": images}
     tokens = _parser.parse(text, env)
     _adjust(tokens, env)

@@ -23,6 +23,7 @@ MADR file.
 """
 
 import datetime
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,18 +32,25 @@ import filetype
 import yaml
 from markdown_it import MarkdownIt
 
-from catalogue.markdown import image_name, linked_file
+from catalogue.markdown import MARKDOWN_MAX_CHARACTERS, image_name, linked_file
 from catalogue.models import DecisionFormat, DecisionRelationKind, DecisionStatus
-from formats import safe_yaml
+from catalogue.models.decision import STATUS_TEXT_MAX_LENGTH, TITLE_MAX_LENGTH
+from formats import safe_yaml, written_dates
 from formats.problems import Problem
 
-# "0026-title.md", and "adr-026-title.md" / "ADR-026-title.md" as some teams
-# name them.
-NUMBERED_RE = re.compile(r"(?:adr-)?(?P<number>\d+)-[^/]*\.md", re.I)
+# A decision file's name: a number ("0026-title.md", "0026_title.md",
+# "26.title.md", "1-title.md"), maybe after "adr" ("adr-01.md",
+# "ADR-0001-title.md", "ADR 12 - title.md"), maybe alone; or a date
+# ("20200925-use-prettier.md", log4brains's, or "2020-09-25-title.md").
+NUMBERED_RE = re.compile(r"(?:adr[-_ ]?)?(?P<number>\d+)(?:[-_. ].*)?\.md", re.I | re.S)
+DATED_NAME_RE = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?:[-_. ].*)?\.md", re.S)
+# The largest number a record may have (the database's integer).
+MAX_NUMBER = 2_147_483_647
 # What a folder's decision files are named, for the message when none is.
 DECISION_NAMES = (
-    "NNNN-title.md (0001-use-markdown.md), adr-NNN-title.md or ADR-NNN-title.md "
-    "(adr-001-use-adrs.md), or YYYYMMDD-title.md (20200925-use-prettier.md)"
+    "NNNN-title.md (0001-use-markdown.md), adr-NNN.md or ADR-NNN-title.md "
+    "(adr-001-use-adrs.md), YYYYMMDD-title.md (20200925-use-prettier.md), or "
+    "any name, for a file with a status or a Context or Decision section"
 )
 # "# Architecture Decision Record: Module Structure": the words say what every
 # file of the folder is, not its title.
@@ -55,21 +63,45 @@ NOT_DECISION_RE = re.compile(
 # A template's title is a placeholder: "# NUMBER. TITLE", "# {short title …}".
 TEMPLATE_TITLE_RE = re.compile(r"#\s+(?:NUMBER\.\s+TITLE|\{[^{}]*\}|\[[^\[\]]*\])\s*")
 ATX_RE = re.compile(r"(?P<marks>#{1,6})(?:\s+(?P<text>.*?))?(?:\s+#+)?\s*")
+# A number a title opens with: "26. ", "ADR-026: ", "ADR 1 - ", "0023 ",
+# "ADR-023 ".
 TITLE_NUMBER_RE = re.compile(
-    r"(?:ADR[-\s]?)?0*(?P<number>\d+)(?:\.\s+|\s*[:–—-]\s+)", re.I
+    r"(?:ADR[-\s]?)?0*(?P<number>\d{1,10})(?:\.\s*|\s*[:–—-]\s+|\s+)", re.I
 )
 SETEXT_RE = re.compile(r"=+\s*")
 FENCE_RE = re.compile(r"\s{0,3}(```|~~~)")
-# A metadata line: "Date: …", "* Status: …", "- **Status:** …".
+# The keys of a date line, most telling first: the day a record was
+# decided over the day it was written, over the day it last changed.
+DATE_KEYS = {
+    "date": 0,
+    "decided": 0,
+    "decision date": 0,
+    "date decided": 0,
+    "decided on": 0,
+    "created": 1,
+    "date created": 1,
+    "proposed": 1,
+    "last updated": 2,
+    "updated": 2,
+    "last modified": 2,
+}
+# A metadata line: "Date: …", "* Status: …", "- **Status:** …",
+# "_Created: …_", "Date 09/04/2018" (a date after the key needs no colon).
 META_RE = re.compile(
-    r"\s*(?:[*-]\s+)?(?:\*\*)?(?P<key>status|date)(?:\*\*)?\s*:\s*(?:\*\*)?\s*"
-    r"(?P<value>.*?)\s*",
+    r"\s*(?:[*-]\s+)?[*_]{0,2}(?P<key>status|"
+    + "|".join(sorted(DATE_KEYS, key=len, reverse=True))
+    + r")[*_]{0,2}(?:\s*:|\s+(?=\d))[*_]{0,2}(?P<value>.*)",
     re.I,
 )
-STATUS_HEADING_RE = re.compile(r"#{2,6}\s+status\s*:?\s*", re.I)
+# A status heading's text: "Status", "Status:", "**Status**", "Status: Accepted".
+STATUS_HEADING_RE = re.compile(r"[*_]{0,2}status[*_]{0,2}(?:\s*:(?P<value>.*))?", re.I)
+# A thematic break, which ends a paragraph and says nothing.
+RULE_RE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 LINK_RE = re.compile(r"\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 ADR_NAME_RE = re.compile(r"\bADR[-\s]?0*(?P<number>\d+)\b", re.I)
-FILE_NAME_RE = re.compile(r"\b(?P<name>(?:adr-)?\d+-[\w.-]*\.md)\b", re.I)
+FILE_NAME_RE = re.compile(r"\b(?P<name>(?:adr[-_]?)?\d+(?:[-_.][\w.-]*)?\.md)\b", re.I)
+# "see 019", "see ADR-19": a status's pointer to another record.
+SEE_RE = re.compile(r"\bsee\s+(?:ADR[-\s]?)?0*(?P<number>\d{1,10})\b", re.I)
 LINKED_WORD_RE = re.compile(r"\[(?P<text>[^\]]+)\]\([^)]*\)")
 
 Kind = DecisionRelationKind
@@ -125,6 +157,32 @@ STATUS_SYNONYMS = {
     "obsolete": DecisionStatus.DEPRECATED,
     "superceded": DecisionStatus.SUPERSEDED,
     "replaced": DecisionStatus.SUPERSEDED,
+    "implemented": DecisionStatus.ACCEPTED,
+    "done": DecisionStatus.ACCEPTED,
+    "decided": DecisionStatus.ACCEPTED,
+    "active": DecisionStatus.ACCEPTED,
+    "in effect": DecisionStatus.ACCEPTED,
+    "proposal": DecisionStatus.PROPOSED,
+    "incomplete": DecisionStatus.PROPOSED,
+    "in discussion": DecisionStatus.PROPOSED,
+    "under discussion": DecisionStatus.PROPOSED,
+    "under consideration": DecisionStatus.PROPOSED,
+    "in progress": DecisionStatus.PROPOSED,
+    "work in progress": DecisionStatus.PROPOSED,
+    "wip": DecisionStatus.PROPOSED,
+    "rfc": DecisionStatus.PROPOSED,
+    "postponed": DecisionStatus.PROPOSED,
+    "deferred": DecisionStatus.PROPOSED,
+    "abandoned": DecisionStatus.REJECTED,
+    "refused": DecisionStatus.REJECTED,
+    "withdrawn": DecisionStatus.REJECTED,
+    "cancelled": DecisionStatus.REJECTED,
+    "canceled": DecisionStatus.REJECTED,
+    "reverted": DecisionStatus.DEPRECATED,
+    "retired": DecisionStatus.DEPRECATED,
+    "revoked": DecisionStatus.DEPRECATED,
+    "archived": DecisionStatus.DEPRECATED,
+    "obsoleted": DecisionStatus.DEPRECATED,
 }
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 SVG_RE = re.compile(r"<svg[\s>]")
@@ -159,6 +217,7 @@ class ParsedDecision:
     title: str = ""
     status: str = ""
     status_text: str = ""
+    status_history: str = ""
     decided_on: datetime.date | None = None
     metadata: dict = field(default_factory=dict)
     body: str = ""
@@ -179,6 +238,7 @@ class ParsedDecision:
             "title": self.title,
             "status": self.status,
             "status_text": self.status_text,
+            "status_history": self.status_history,
             "decided_on": self.decided_on,
             "metadata": self.metadata,
             "body": self.body,
@@ -186,8 +246,15 @@ class ParsedDecision:
 
 
 def name_parts(name):
-    """``{"number": n}`` or ``{"dated": date}`` from a decision file's name, or
-    None for a name no decision has."""
+    """``{"number": n}`` or ``{"dated": date}`` from a decision file's name
+    (the last part of a path), or None for a name that gives neither."""
+    name = name.rsplit("/", 1)[-1]
+    dated = DATED_NAME_RE.fullmatch(name)
+    if dated is not None:
+        try:
+            return {"dated": datetime.date.fromisoformat(dated["date"])}
+        except ValueError:
+            pass
     match = NUMBERED_RE.fullmatch(name)
     if match is None:
         return None
@@ -197,6 +264,8 @@ def name_parts(name):
             return {"dated": datetime.datetime.strptime(digits, "%Y%m%d").date()}
         except ValueError:
             pass
+    if len(digits) > 10 or int(digits) > MAX_NUMBER:
+        return None
     return {"number": int(digits)}
 
 
@@ -204,9 +273,14 @@ def _lines(text):
     return [line.rstrip("\r") for line in text.split("\n")]
 
 
-def parse_decision(name, text):
-    """A ParsedDecision for the file ``name`` holding ``text``, and the problems
-    that refuse it.
+def parse_decision(name, text, *, date_order=None):
+    """A ParsedDecision for the file ``name`` holding ``text``.
+
+    No shape of a file refuses it: a title, a status, a date or front matter
+    that cannot be read as one of the record's fields is kept as written (in
+    the body, the status as written or the metadata), with a note naming the
+    line. A numeric date whose day and month its digits leave open is read
+    in ``date_order`` (``written_dates.slashed_order`` of its folder).
 
     Where front matter and the body both state the title, the date or the
     status (YAML above an adr-tools body), the front matter's is taken, with
@@ -214,25 +288,43 @@ def parse_decision(name, text):
     """
     parsed = ParsedDecision(name=name, **(name_parts(name) or {}))
     lines = text.split("\n")
-    problems = []
-    front, start = _front_matter(parsed, lines, problems)
-    reader = _Reader(parsed, lines, start)
+    front, start = _front_matter(parsed, lines)
+    reader = _Reader(parsed, lines, start, date_order)
     reader.read()
     _read_front_title(parsed, front, reader)
     if not parsed.title:
-        problems.append(parsed.problem(1, "no title line (# Title)"))
+        _title_from_name(parsed, reader)
     written = _pop(front, "status")
     front_status = (
-        [] if written is None else [(_text(written), reader.front_lines["status"])]
+        [] if written is None else [[(_text(written), reader.front_lines["status"])]]
     )
-    _read_status(parsed, [front_status, reader.statuses], reader.status_section)
+    history = _pop(front, "status-history")
+    _read_status(parsed, front_status, reader.statuses)
+    if history is not None and _text(history).strip():
+        parsed.status_history = "\n\n".join(
+            filter(None, [_text(history).strip(), parsed.status_history])
+        )
     _note_disagreement(parsed, "status", front_status, reader.statuses)
     _read_date(parsed, front, reader)
     _read_front_relations(parsed, front, reader.front_lines)
     parsed.shape = _shape(front, reader)
     parsed.metadata = {key: _plain(value) for key, value in front.items()}
     parsed.body = reader.body()
-    return parsed, problems
+    _settle(parsed)
+    return parsed
+
+
+def _title_from_name(parsed, reader):
+    """A file with no title line is titled by its name's words (0003-use-redis.md
+    is "Use redis"), else by its first line."""
+    stem = parsed.name.rsplit("/", 1)[-1][: -len(".md")]
+    words = re.sub(r"^(?:adr[-_ ]?)?\d+|^\d{4}-\d{2}-\d{2}", "", stem, flags=re.I)
+    words = " ".join(re.split(r"[-_ ]+", words)).strip()
+    if not words:
+        first = next((line.strip() for line in reader.kept if line.strip()), "")
+        words = first.lstrip("#*_>- ").strip()[:200]
+    parsed.title = (words[:1].upper() + words[1:]) if words else stem
+    parsed.note(1, f"no title line (# Title): titled {parsed.title!r}")
 
 
 def _read_front_title(parsed, front, reader):
@@ -250,19 +342,39 @@ def _read_front_title(parsed, front, reader):
     parsed.title = title
 
 
+# Front matter keys of a date, most telling first.
+FRONT_DATE_KEYS = [
+    "date",
+    "decided",
+    "decision-date",
+    "created",
+    "last-updated",
+    "updated",
+    "last-modified",
+]
+
+
+def _front_date_key(front):
+    keys = {str(key).lower().replace("_", "-").replace(" ", "-"): key for key in front}
+    return next((keys[name] for name in FRONT_DATE_KEYS if name in keys), None)
+
+
 def _read_date(parsed, front, reader):
-    # MADR writes ``date``; some teams' front matter says ``created``.
-    key = next((name for name in ("date", "created") if _has(front, name)), None)
+    key = _front_date_key(front)
+    body_date = reader.best_date()
     if key is not None:
-        _read_front_date(parsed, front, reader.front_lines.get(key, 1), key)
-        if reader.date is not None and parsed.decided_on not in (None, reader.date):
+        line = reader.front_lines.get(str(key).lower(), 1)
+        _read_front_date(parsed, front, line, key, reader.date_order)
+        if body_date is not None and parsed.decided_on not in (None, body_date):
             parsed.note(
-                reader.front_lines.get(key, 1),
+                line,
                 f"the front matter's date {parsed.decided_on.isoformat()} is taken; "
-                f"the body says {reader.date.isoformat()}",
+                f"the body says {body_date.isoformat()}",
             )
-    elif reader.date is not None:
-        parsed.decided_on = reader.date
+        if parsed.decided_on is not None:
+            return
+    if body_date is not None:
+        parsed.decided_on = body_date
     elif parsed.dated is not None:
         parsed.decided_on = parsed.dated
 
@@ -274,13 +386,15 @@ def _has(front, name):
 def _note_disagreement(parsed, what, front_said, body_said):
     if not front_said or not body_said:
         return
-    front_word = place_status(front_said[0][0])[0] or front_said[0][0].strip()
-    body_word = place_status(body_said[0][0])[0] or body_said[0][0].strip()
+    front_text = front_said[0][0][0]
+    body_text = body_said[0][0][0]
+    front_word = place_status(front_text)[0] or front_text.strip()
+    body_word = place_status(body_text)[0] or body_text.strip()
     if front_word.lower() != body_word.lower():
         parsed.note(
-            front_said[0][1],
-            f"the front matter's {what} {front_said[0][0]!r} is taken; the body "
-            f"says {body_said[0][0]!r}",
+            front_said[0][0][1],
+            f"the front matter's {what} {front_text!r} is taken; the body "
+            f"says {body_text!r}",
         )
 
 
@@ -293,24 +407,24 @@ def _shape(front, reader):
     return DecisionFormat.MADR
 
 
-def _front_matter(parsed, lines, problems):
-    """The front matter's mapping and the index of the line after it."""
+def _front_matter(parsed, lines):
+    """The front matter's mapping and the index of the line after it. Front
+    matter never closed is read as text; front matter that is not YAML we
+    read is kept as written."""
     if not lines or lines[0].rstrip("\r") != "---":
         return {}, 0
     for end in range(1, len(lines)):
         if lines[end].rstrip("\r") in {"---", "..."}:
             break
     else:
-        problems.append(parsed.problem(1, "the front matter (---) is never closed"))
-        return {}, len(lines)
+        parsed.note(1, "the front matter (---) is never closed; read as text")
+        return {}, 0
     written = [line.rstrip("\r") for line in lines[1:end]]
     try:
         front = load_front_matter("\n".join(written)) or {}
     except safe_yaml.YAMLRefused as error:
-        problems.append(
-            parsed.problem(error.line + 1, f"the front matter is not YAML: {error}")
-        )
-        return {}, end + 1
+        parsed.note(error.line + 1, f"the front matter is not YAML: {error}")
+        return _unmapped(parsed, written), end + 1
     if not isinstance(front, dict):
         return _unmapped(parsed, written), end + 1
     return front, end + 1
@@ -324,25 +438,27 @@ def load_front_matter(text):
 
 # The key under which front matter that is not a mapping is kept as written.
 FRONT_MATTER_AS_WRITTEN = "front-matter"
+# A line of front matter read for what it says: "key: value".
+FRONT_LINE_RE = re.compile(r"(?P<key>[A-Za-z][\w -]{0,63}?)\s*:\s+(?P<value>\S.*)")
 
 
 def _unmapped(parsed, written):
     """Front matter that is not a mapping (``tag:Web Client``, a team's own
-    convention) read line by line for what it says (``key:value``), and kept
-    as written beside it."""
+    convention) or not YAML we read, read line by line for what it says
+    (``key: value``), and kept as written beside it."""
     read = {}
     for line in written:
-        key, colon, value = line.partition(":")
-        if colon and key.strip() and value.strip():
-            read.setdefault(key.strip(), []).append(value.strip())
+        found = FRONT_LINE_RE.fullmatch(line.strip())
+        if found is not None:
+            read.setdefault(found["key"].strip(), []).append(found["value"].strip())
     said = {
         key: values[0] if len(values) == 1 else values for key, values in read.items()
     }
     what = "; ".join(f"{key} {_text(value)!r}" for key, value in said.items())
     parsed.note(
         2,
-        "the front matter is not a mapping (key: value); "
-        + (f"read as {what}, and " if what else "")
+        "the front matter is not a mapping (key: value) we read; "
+        + (f"read as {what[:300]}, and " if what else "")
         + "kept as written",
     )
     return {**said, FRONT_MATTER_AS_WRITTEN: "\n".join(written)}
@@ -350,16 +466,20 @@ def _unmapped(parsed, written):
 
 class _Reader:
     """Reads the lines after any front matter: the title, metadata lines before
-    the first heading, a ``## Status`` section, and the body (the rest)."""
+    the first heading, a ``## Status`` section (its paragraphs: the status,
+    then its history), and the body (the rest)."""
 
-    def __init__(self, parsed, lines, start):
+    def __init__(self, parsed, lines, start, date_order=None):
         self.parsed = parsed
         self.lines = lines
         self.start = start
+        self.date_order = date_order
         self.title_line = None
-        self.statuses = []  # (text, line)
+        # Paragraphs stating the status, each a list of (text, line).
+        self.statuses = []
         self.status_section = False
-        self.date = None
+        # (rank, order, date) of every date the lines state.
+        self.dates = []
         self.kept = []
         self.removed = False
         self.bullets = False
@@ -371,6 +491,12 @@ class _Reader:
             self.front_lines.setdefault(key, number)
         for key in ("status", "date"):
             self.front_lines.setdefault(key, 1)
+
+    def best_date(self):
+        return min(self.dates)[2] if self.dates else None
+
+    def add_date(self, rank, date):
+        self.dates.append((rank, len(self.dates), date))
 
     def read(self):
         fenced, section, before_heading = False, None, True
@@ -393,18 +519,46 @@ class _Reader:
             if heading:
                 before_heading = False
                 section = None
-                if STATUS_HEADING_RE.fullmatch(line):
-                    section, self.status_section = len(heading["marks"]), True
-                    self.removed = True
+                if self._status_heading(heading, number):
+                    section = len(heading["marks"])
                     continue
             if section is not None:
-                if line.strip():
-                    self.statuses.append((line.strip(), number))
+                self._status_line(line, number)
                 continue
             if before_heading and not fenced and self._metadata(line, number):
                 self.removed = True
                 continue
+            if before_heading and not fenced and self._bare_date(line):
+                self.removed = True
+                continue
             self._keep(lines[index - 1])
+        self.statuses = [paragraph for paragraph in self.statuses if paragraph]
+
+    def _status_heading(self, heading, number):
+        """Open a status section at ``## Status`` (any level below the
+        title's), its value the status when the heading states one."""
+        found = STATUS_HEADING_RE.fullmatch((heading["text"] or "").strip())
+        if found is None or self.title_line is None:
+            return False
+        self.status_section = self.removed = True
+        value = (found["value"] or "").strip(" *_")
+        self.statuses.append([(value, number)] if value else [])
+        return True
+
+    def _status_line(self, line, number):
+        """A line of the status section: blank lines and rules end a
+        paragraph; a date line states the date."""
+        if not line.strip() or RULE_RE.fullmatch(line):
+            if self.statuses[-1]:
+                self.statuses.append([])
+            return
+        found = META_RE.fullmatch(line)
+        if found is not None and found["key"].lower() != "status":
+            if self._date_line(found, number):
+                return
+        elif found is not None:
+            line = found["value"]
+        self.statuses[-1].append((line.strip(), number))
 
     def _keep(self, line):
         # Where a line was taken out, the blank lines on both sides become one.
@@ -423,19 +577,23 @@ class _Reader:
         return None
 
     def _strip_number(self, title):
-        # "# 26. Title" (adr-tools), "# ADR-026: Title": the file's own number;
-        # "# Architecture Decision Record: Title": what every file is.
+        # "# 26. Title" (adr-tools), "# ADR-026: Title", "# 23 Logging": the
+        # file's own number; a file named without one takes its title's
+        # ("# ADR 12: Title"). "# Architecture Decision Record: Title": what
+        # every file is.
         title = title.strip()
         lead = TITLE_LEAD_RE.match(title)
         if lead and title[lead.end() :].strip():
             title = title[lead.end() :].strip()
         match = TITLE_NUMBER_RE.match(title)
-        if (
-            match
-            and self.parsed.number == int(match["number"])
-            and title[match.end() :]
-        ):
-            return title[match.end() :]
+        if match is None or not title[match.end() :].strip():
+            return title
+        number = int(match["number"])
+        unnamed = self.parsed.number is None and self.parsed.dated is None
+        if unnamed and number <= MAX_NUMBER and match[0].strip():
+            self.parsed.number = number
+        if self.parsed.number == number:
+            return title[match.end() :].strip()
         return title
 
     def _metadata(self, line, number):
@@ -443,20 +601,56 @@ class _Reader:
         found = META_RE.fullmatch(line)
         if found is None:
             return False
+        if found["key"].lower() == "status":
+            value = found["value"].strip(" *_")
+            if not value:
+                return False
+            self._shaped(line)
+            self.statuses.append([(value, number)])
+            return True
+        return self._date_line(found, number)
+
+    def _shaped(self, line):
         bullet = line.lstrip()[:1] in {"*", "-"}
         self.bullets = self.bullets or bullet
         # "Date: …" and "Status: …" lines, as Nygard's records write them.
         self.dated_line = self.dated_line or not bullet
-        if found["key"].lower() == "status":
-            self.statuses.append((found["value"], number))
-            return True
-        date = read_date(found["value"])
+
+    def _date_line(self, found, number):
+        """Take a date line whose date is read whole; a date with more words
+        after it is taken and the line kept; an unreadable one is kept."""
+        value = found["value"].strip()
+        key = " ".join(found["key"].lower().split())
+        date, rest = written_dates.leading_date(value, self.date_order)
         if date is None:
+            if written_dates.is_ambiguous(value):
+                self.parsed.note(
+                    number,
+                    f"date {value!r} may be day first or month first, and no "
+                    "date of the folder tells which; kept in the text",
+                )
+            else:
+                self.parsed.note(
+                    number, f"date {value!r} is not a date; kept in the text"
+                )
+            return False
+        self.add_date(DATE_KEYS.get(key, 2), date)
+        if rest:
             self.parsed.note(
-                number, f"date {found['value']!r} is not a date; kept in the text"
+                number, f"date {value!r} read as {date.isoformat()}; kept in the text"
             )
             return False
-        self.date = date
+        self._shaped(found[0])
+        return True
+
+    def _bare_date(self, line):
+        """A line after the title holding only a date ("June 19, 2018")."""
+        if self.title_line is None or not line.strip():
+            return False
+        date = written_dates.read_date(line, self.date_order)
+        if date is None:
+            return False
+        self.add_date(0, date)
         return True
 
     def body(self):
@@ -487,20 +681,9 @@ def _plain(value):
     return value
 
 
-def read_date(value):
-    """The date ``value`` states (a date, a date-time, ISO text), or None."""
-    if isinstance(value, datetime.datetime):
-        return value.date()
-    if isinstance(value, datetime.date):
-        return value
-    text = str(value).strip()
-    for parse in (datetime.date.fromisoformat, datetime.datetime.fromisoformat):
-        try:
-            result = parse(text)
-        except ValueError:
-            continue
-        return result if type(result) is datetime.date else result.date()
-    return None
+def read_date(value, order=None):
+    """The date ``value`` states, as teams write dates (``written_dates``)."""
+    return written_dates.read_date(value, order)
 
 
 def _pop(front, name):
@@ -511,72 +694,150 @@ def _pop(front, name):
     return None
 
 
-def _read_front_date(parsed, front, line, key="date"):
-    value = _pop(front, key)
-    date = read_date(value) if value is not None else None
+def _read_front_date(parsed, front, line, key, order):
+    value = front.pop(key)
+    date = read_date(value, order) if value is not None else None
     if date is None and value not in (None, ""):
         parsed.note(line, f"{key} {_text(value)!r} is not a date; kept as written")
         front[key] = value
     parsed.decided_on = date
 
 
-def _read_status(parsed, sources, in_section):
-    """The status, from the first of ``sources`` (lists of (text, line)) that
-    states one, and the relations every source's lines state."""
-    words, implied = [], ""
-    for source in sources:
-        found = []
-        for text, line in source:
-            for clause in filter(None, map(str.strip, CLAUSE_RE.split(text))):
-                relation = _relation(parsed, clause, line, in_section)
-                if relation is None:
-                    found.append((clause, line))
-                elif relation == (Kind.SUPERSEDES, True):
-                    implied = DecisionStatus.SUPERSEDED
-        words = words or found
-    if not words:
+def _read_status(parsed, front, body):
+    """The status, from the front matter's, else the body's first paragraph
+    stating one (``front`` and ``body``: paragraphs of (text, line)); the
+    further paragraphs are its history. Every paragraph's relations are
+    recorded."""
+    implied, chosen, history, date = "", None, [], None
+    for source in (front, body):
+        for paragraph in source:
+            words = []
+            for text, line in paragraph:
+                found = []
+                for clause in filter(None, map(str.strip, CLAUSE_RE.split(text))):
+                    relation = _relation(parsed, clause, line)
+                    if relation is None:
+                        found.append(clause)
+                    elif relation == (Kind.SUPERSEDES, True):
+                        implied = DecisionStatus.SUPERSEDED
+                if found:
+                    words.append(("; ".join(found), line))
+            if not words:
+                continue
+            if chosen is None:
+                chosen = words
+            else:
+                history.append("\n".join(text for text, _ in paragraph))
+    parsed.status_history = "\n\n".join(history)
+    if chosen is None:
         parsed.status = implied
         return
-    # The first clause says the status; any further ones are kept with it.
-    written = "; ".join(clause for clause, _ in words)
-    parsed.status, exact = place_status(words[0][0])
-    if not exact or len(words) > 1:
+    written = " ".join(text for text, _ in chosen)
+    line = chosen[0][1]
+    parsed.status, exact, date = read_status(written)
+    if not parsed.status and implied:
+        parsed.status = implied
+    if not exact:
         parsed.status_text = written
-    line = words[0][1]
+    if date is not None:
+        parsed.decided_on = date
     if not parsed.status:
         parsed.note(
             line,
-            f"status {written!r} is not one of {', '.join(sorted(STATUS_WORDS))}; "
-            "kept as written",
+            f"status {written[:200]!r} is not one of "
+            f"{', '.join(sorted(STATUS_WORDS))}; kept as written",
         )
-    elif not place_status(unlinked(written))[1]:
-        parsed.note(line, f"status {written!r} read as {parsed.status}")
+    elif not exact and not place_status(unlinked(written))[1]:
+        parsed.note(line, f"status {written[:200]!r} read as {parsed.status}")
+    _status_pointers(parsed, written, line)
+
+
+def _status_pointers(parsed, written, line):
+    """A status's own pointers to other records ("Rejected (see 019)",
+    "Accepted, see [ADR-12](0012-x.md)"): each a relation to it."""
+    stated = {relation.ref for relation in parsed.relations}
+    refs = references(written) + [
+        int(match["number"]) for match in SEE_RE.finditer(unlinked(written))
+    ]
+    for ref in dict.fromkeys(refs):
+        if ref not in stated:
+            parsed.relations.append(RelationRef(Kind.RELATES_TO, False, ref, line))
 
 
 def unlinked(text):
     return LINKED_WORD_RE.sub(lambda match: match["text"], text)
 
 
+# What a status may open with besides its word: emoji, symbols, a box.
+STATUS_LEAD_RE = re.compile(r"(?:[^\w\[(]|\[[ xX]?\]|_)+")
+STATUS_PHRASES = sorted([*STATUS_WORDS, *STATUS_SYNONYMS], key=len, reverse=True)
+STATUS_PHRASE_RE = re.compile(
+    r"(?P<word>" + "|".join(map(re.escape, STATUS_PHRASES)) + r")(?![\w-])", re.I
+)
+# Words that may lead a status's date: "Accepted on 2020-01-01", "since …".
+DATE_LEAD_RE = re.compile(r"[\s,;:()\[\]–—-]*(?:(?:on|since|as of|at|in|from)\s+)?")
+EMPHASIS_RE = re.compile(r"\*+|`+|(?<!\w)_+|_+(?!\w)")
+
+
+def status_words(written):
+    """A status as its words: links as their text, emphasis and any leading
+    emoji or symbols gone, spaces made one."""
+    text = EMPHASIS_RE.sub("", unlinked(written))
+    text = re.sub(r"\s+", " ", text).strip()
+    lead = STATUS_LEAD_RE.match(text)
+    return text[lead.end() :] if lead else text
+
+
+def read_status(written):
+    """``(status, exact, date)``: the status ``written`` says ("" if none of
+    ours), whether it says it in our own word alone, and a date it states
+    ("Accepted on 2020-01-01"), or None."""
+    words = status_words(written)
+    found = STATUS_PHRASE_RE.match(words)
+    if found is None:
+        relation = RELATION_RE.match(words)
+        if relation is not None and RELATION_WORDS[relation["words"].lower()] == (
+            Kind.SUPERSEDES,
+            True,
+        ):
+            return DecisionStatus.SUPERSEDED, False, None
+        return "", False, None
+    word = found["word"].lower()
+    status = word if word in STATUS_WORDS else STATUS_SYNONYMS[word]
+    rest = words[found.end() :]
+    lead = DATE_LEAD_RE.match(rest)
+    date, _ = written_dates.leading_date(rest[lead.end() :]) if rest else (None, "")
+    exact = written.strip(" .").lower() == status
+    return status, exact, date
+
+
 def place_status(written):
     """``(status, exact)``: the status ``written`` says ("" if none of ours),
     and whether it says it in our own word."""
-    word = re.sub(r"\s+", " ", unlinked(written)).strip(" .!,:").lower()
-    if word in STATUS_WORDS:
-        return word, written.strip(" .").lower() == word
-    return STATUS_SYNONYMS.get(word, ""), False
+    status, exact, _ = read_status(written)
+    if status and not exact:
+        # Our word and nothing but punctuation: "Accepted!", "**Accepted**".
+        exact = status_words(written).strip(" .!,:;").lower() == status and (
+            written.strip(" .").lower() == status
+        )
+    return status, exact
 
 
-def _relation(parsed, clause, line, in_section):
+def _relation(parsed, clause, line):
     """Record the relation ``clause`` states; its (kind, inverse), or None."""
     refs = references(clause)
-    match = RELATION_RE.fullmatch(clause)
+    words = status_words(clause)
+    match = RELATION_RE.fullmatch(words)
     if match is not None:
         kind, inverse = RELATION_WORDS[match["words"].lower()]
         if not refs:
             if not match["rest"]:
                 return None  # "Supersedes" alone names nothing: a word.
-            parsed.note(line, f"{clause!r} names no record; left out")
-    elif in_section and refs and (other := OTHER_RELATION_RE.fullmatch(clause)):
+            parsed.note(line, f"{clause[:200]!r} names no record; left out")
+            return None
+    elif refs and (other := OTHER_RELATION_RE.fullmatch(clause)):
+        if STATUS_PHRASE_RE.match(words):
+            return None  # "Rejected [see 019](…)": a status naming a record.
         kind, inverse = Kind.RELATES_TO, False
         parsed.note(line, f"{other['words']!r} read as relates to")
     else:
@@ -655,29 +916,36 @@ def image_type(name, data):
     return None
 
 
-def read_text(path):
-    """``(text, problem)``: the file's UTF-8 text (a byte-order mark dropped),
-    or the problem that makes it unreadable."""
+def read_text(path, name=None):
+    """``(text, note)``: the file's text (UTF-8, a byte-order mark dropped;
+    else read as Windows-1252, noted), or ``(None, note)`` for a file that
+    is not text (it holds a NUL byte) or cannot be read."""
+    name = name or path.name
     try:
         data = path.read_bytes()
     except OSError as error:
-        return None, Problem(0, f"cannot be read: {error.strerror}", file=path.name)
+        return None, Problem(
+            0, f"left out: cannot be read: {error.strerror}", file=name
+        )
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
-        return None, Problem(line, "is not text (it holds a NUL byte)", file=path.name)
+        return None, Problem(
+            line, "left out: not text (it holds a NUL byte)", file=name
+        )
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        return None, Problem(
+        return data.decode("cp1252", errors="replace"), Problem(
             line,
-            f"is not UTF-8 (byte 0x{data[error.start]:02x}); save it as UTF-8",
-            file=path.name,
+            f"is not UTF-8 (byte 0x{data[error.start]:02x}); read as Windows-1252",
+            file=name,
         )
 
 
-def _read_images(parsed, folder):
-    root = folder.resolve()
+def _read_images(parsed, folder, root):
+    """The images the body shows, from the file's own ``folder`` within the
+    decision folder ``root``."""
     for src in image_sources(parsed.body):
         name = image_name(src)
         if name is None or name in parsed.images:
@@ -698,44 +966,98 @@ def _read_images(parsed, folder):
             parsed.images[name] = (data, content_type)
 
 
-def parse_folder(folder):
-    """``(decisions, problems, notes)`` for every decision file of ``folder``."""
+# A file named without a number is a decision when it reads as one: a
+# status, or a section a decision record has.
+DECISION_SHAPE_RE = re.compile(
+    r"^(?:[*-]\s+)?[*_]{0,2}status[*_]{0,2}\s*:|^#{1,6}\s+[*_]{0,2}(?:status|context"
+    r"|decision|decision outcome|consequences|considered options)\b",
+    re.I | re.M,
+)
+# Folders of a repository that hold no team's records.
+SKIPPED_FOLDERS = {"node_modules", "__macosx"}
+
+
+def _markdown_files(folder, skip):
+    """Every ``.md`` file under ``folder``, its sub-folders (by year, by area)
+    included, as ``(path, name)`` with ``name`` its path within ``folder``;
+    hidden folders, ``skip`` (names within ``folder``) and a repository's
+    tool folders left out. In name order."""
+    found = []
+    for path in folder.rglob("*"):
+        name = path.relative_to(folder).as_posix()
+        parts = name.split("/")
+        if any(
+            part.startswith(".") or part.lower() in SKIPPED_FOLDERS for part in parts
+        ):
+            continue
+        if any(name == place or name.startswith(f"{place}/") for place in skip):
+            continue
+        if path.suffix.lower() == ".md" and (path.is_file() or path.is_symlink()):
+            found.append((path, name))
+    return sorted(found, key=lambda item: item[1])
+
+
+def parse_folder(folder, *, skip=()):
+    """``(decisions, problems, notes)`` for every decision file of ``folder``
+    and of its sub-folders (but ``skip``, names of sub-folders).
+
+    The only problem is a folder in which no file reads as a decision; a
+    file that is not text is left out, with a note, as are templates and
+    indexes. Dates whose day and month their digits leave open are read in
+    the order the folder's other dates show (``written_dates.slashed_order``).
+    """
     folder = Path(folder)
-    decisions, problems, notes = [], [], []
-    claimed = {}
-    for path in sorted(folder.iterdir()):
-        if path.suffix.lower() != ".md" or path.is_dir():
+    root = folder.resolve()
+    texts, notes = [], []
+    for path, name in _markdown_files(folder, skip):
+        numbered = name_parts(name) is not None
+        if not numbered and NOT_DECISION_RE.fullmatch(name.rsplit("/", 1)[-1]):
             continue
-        if name_parts(path.name) is None:
-            if not NOT_DECISION_RE.fullmatch(path.name):
-                notes.append(
-                    Problem(0, "left out: not named NNNN-title.md", file=path.name)
-                )
-            continue
-        text, problem = read_text(path)
-        if problem is not None:
-            problems.append(problem)
+        text, note = read_text(path, name)
+        if note is not None:
+            notes.append(note)
+        if text is None:
             continue
         if is_template_or_index(text):
-            notes.append(Problem(0, "left out: a template or an index", file=path.name))
+            notes.append(Problem(0, "left out: a template or an index", file=name))
             continue
-        parsed, found = parse_decision(path.name, text)
-        problems.extend(found)
+        if not numbered and not DECISION_SHAPE_RE.search(text):
+            notes.append(
+                Problem(
+                    0,
+                    "left out: not named as a decision (NNNN-title.md) and "
+                    "stating no status, context or decision",
+                    file=name,
+                )
+            )
+            continue
+        texts.append((path, name, text))
+    order = written_dates.slashed_order(
+        found["value"]
+        for _, _, text in texts
+        for line in text.split("\n")
+        if (found := META_RE.fullmatch(line)) is not None
+    )
+    decisions, claimed = [], {}
+    for path, name, text in texts:
+        parsed = parse_decision(name, text, date_order=order)
         if parsed.number is not None and parsed.number in claimed:
-            # Files of one number (written on parallel branches) are each a
-            # record, in file name order: ADR-064, ADR-064 (2).
+            # Files of one number (written on parallel branches, or in two
+            # areas' sub-folders) are each a record, in file name order:
+            # ADR-064, ADR-064 (2).
             parsed.twin = len(claimed[parsed.number]) + 1
             parsed.note(
                 0,
                 f"number {parsed.number} is also "
-                f"{', '.join(claimed[parsed.number])}'s: a record of its own, "
+                f"{', '.join(claimed[parsed.number][:3])}'s: a record of its own, "
                 f"the number's {_ordinal(parsed.twin)}",
             )
-        claimed.setdefault(parsed.number, []).append(path.name)
-        _read_images(parsed, folder)
+        claimed.setdefault(parsed.number, []).append(name)
+        _read_images(parsed, path.parent, root)
         notes.extend(parsed.notes)
         decisions.append(parsed)
-    if not decisions and not problems:
+    problems = []
+    if not decisions:
         problems.append(
             Problem(
                 0,
@@ -744,6 +1066,73 @@ def parse_folder(folder):
             )
         )
     return decisions, problems, notes
+
+
+def _settle(parsed):
+    """Keep what the record's fields cannot hold on the record, noted: a
+    title over its length ends the body's first line, whole; a status as
+    written over its length is its history's first paragraph; a NUL, which no
+    text of the record may hold, is U+FFFD; a body over the length Markdown is
+    rendered to is shown as text."""
+    for name in ("title", "status_text", "status_history", "body"):
+        value = getattr(parsed, name)
+        if "\x00" in value:
+            setattr(parsed, name, value.replace("\x00", "\ufffd"))
+            parsed.note(0, f"{name}: a NUL character (U+0000) is kept as U+FFFD")
+    if NUL_RE.search(json.dumps(parsed.metadata, default=str)):
+        parsed.metadata = _without_nul(parsed.metadata)
+        parsed.note(0, "metadata: a NUL character (U+0000) is kept as U+FFFD")
+    if len(parsed.title) > TITLE_MAX_LENGTH:
+        whole = parsed.title
+        parsed.title = _shortened(whole, TITLE_MAX_LENGTH)
+        parsed.body = f"{whole}\n\n{parsed.body}" if parsed.body else f"{whole}\n"
+        parsed.note(
+            1,
+            f"the title is over {TITLE_MAX_LENGTH} characters: shortened, and "
+            "kept whole as the body's first paragraph",
+        )
+    if len(parsed.status_text) > STATUS_TEXT_MAX_LENGTH:
+        whole = parsed.status_text
+        parsed.status_text = _shortened(whole, STATUS_TEXT_MAX_LENGTH)
+        parsed.status_history = "\n\n".join(
+            filter(None, [whole, parsed.status_history])
+        )
+        parsed.note(
+            0,
+            f"the status is over {STATUS_TEXT_MAX_LENGTH} characters: shortened, "
+            "and kept whole as its history's first paragraph",
+        )
+    for name in ("body", "status_history"):
+        if len(getattr(parsed, name)) > MARKDOWN_MAX_CHARACTERS:
+            parsed.note(
+                0,
+                f"{name}: over {MARKDOWN_MAX_CHARACTERS:,} characters; kept, and "
+                "shown as text, not Markdown",
+            )
+
+
+NUL_RE = re.compile(r"\\u0000")
+
+
+def _without_nul(value):
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {
+            _without_nul(str(key)): _without_nul(item) for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    return value
+
+
+def _shortened(text, limit):
+    """``text`` cut at a word within ``limit`` characters, ending "…"."""
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def _ordinal(number):

@@ -7,6 +7,7 @@ the shape it was read in, with their images and a list of the logs, so that
 importing that folder into an empty record gives the same logs and records.
 """
 
+import datetime
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -61,7 +62,9 @@ def import_decisions(folder, *, log=None, prefix=None, user=None, via=None):
     A folder an export wrote (it holds ``decision-logs.json``), imported into
     no named log, brings back every log it lists, each from its folder.
 
-    All or nothing: any problem raises ImportRefused and nothing is written.
+    All or nothing: a folder in which no file reads as a decision raises
+    ImportRefused and nothing is written; what a file says that the record
+    cannot hold as a field is kept as written, with a note in the report.
     New records are published (the folder is the team's own record). A record
     an editor changed since its last import keeps the editor's text when its
     file changed too; a re-import of the same folder changes nothing.
@@ -73,9 +76,20 @@ def import_decisions(folder, *, log=None, prefix=None, user=None, via=None):
     with bulk_change(user=user, via=via):
         if log is None and listed.is_file():
             report = ImportReport(notes=[])
-            for entry in _listed_logs(listed):
+            entries = _listed_logs(listed)
+            places = [entry["folder"] for entry in entries]
+            for entry in entries:
+                # Each log's folder is read without the others' inside it.
+                skip = [
+                    place for place in places if entry["folder"] == "." and place != "."
+                ]
                 _import_log(
-                    folder / entry["folder"], entry, user=user, via=via, report=report
+                    folder / entry["folder"],
+                    entry,
+                    user=user,
+                    via=via,
+                    report=report,
+                    skip=skip,
                 )
             return report
         entry = {"name": log, "prefix": prefix}
@@ -95,8 +109,8 @@ def _listed_logs(listed):
         ) from None
 
 
-def _import_log(folder, entry, *, user, via, report=None):
-    parsed_files, problems, notes = parse_folder(folder)
+def _import_log(folder, entry, *, user, via, report=None, skip=()):
+    parsed_files, problems, notes = parse_folder(folder, skip=skip)
     report = report or ImportReport(notes=[])
     report.notes.extend(notes)
     if problems:
@@ -145,30 +159,47 @@ def _match(parsed_files, existing, problems, log):
     by_name = {decision.source_name: decision for decision in existing}
     by_number = {(decision.number, decision.twin): decision for decision in existing}
     matches, claimed = [], {}
+    named = {parsed.name for parsed in parsed_files}
     for parsed in parsed_files:
-        decision = by_name.get(parsed.name) or by_number.get(
-            (parsed.number, parsed.twin)
-        )
+        decision = by_name.get(parsed.name)
+        if decision is None:
+            decision = by_number.get((parsed.number, parsed.twin))
+            # A record imported from a file still in the folder is that file's.
+            if decision is not None and decision.source_name in named:
+                decision = None
         if decision is not None and decision.pk in claimed:
-            problems.append(
-                parsed.problem(
-                    0,
-                    f"{decision.label} is also {claimed[decision.pk]}'s in the record",
-                )
+            decision = None
+        numbered = parsed.number is not None
+        if decision is None and numbered and (parsed.number, parsed.twin) in by_number:
+            # Its number's place is another file's: it takes the next free one.
+            parsed.twin = 1 + max(
+                twin for number, twin in by_number if number == parsed.number
             )
-            continue
+            parsed.note(
+                0,
+                f"number {parsed.number} is another file's in the record: a "
+                f"record of its own, the number's {parsed.twin}",
+            )
+        if numbered:
+            by_number.setdefault((parsed.number, parsed.twin), None)
         if decision is not None:
             claimed[decision.pk] = parsed.name
         new = DecisionRecord(log=log)
         matches.append(_Match(parsed, decision or new, is_new=decision is None))
     highest = max(
-        [number for number, _ in by_number]
+        [number for number, _ in by_number if number is not None]
         + [parsed.number or 0 for parsed in parsed_files],
         default=0,
     )
     dated = [match for match in matches if match.is_new and match.parsed.number is None]
     for offset, match in enumerate(
-        sorted(dated, key=lambda match: (match.parsed.dated, match.parsed.name)),
+        sorted(
+            dated,
+            key=lambda match: (
+                match.parsed.dated or datetime.date.max,
+                match.parsed.name,
+            ),
+        ),
         start=1,
     ):
         match.parsed.number = highest + offset
@@ -334,8 +365,15 @@ def _write_relations(matches, existing, report, user, via):
 def _stated_relations(matches, existing, report):
     """``{(source pk, kind, target pk)}`` the taken files state; a record they
     name that is neither in the folder nor in the record is noted."""
-    by_name = {d.source_name: d for d in existing if d.source_name}
-    by_name.update((match.parsed.name, match.decision) for match in matches)
+    by_name = {}
+    for name, decision in [
+        *((d.source_name, d) for d in existing if d.source_name),
+        *((match.parsed.name, match.decision) for match in matches),
+    ]:
+        # A link names a file as its team's links do: by its name alone
+        # (a sub-folder's file too), in any case.
+        by_name[name] = decision
+        by_name.setdefault(_file_key(name), decision)
     # A number names the first of its files.
     by_number = {d.number: d for d in existing if d.twin == 1}
     by_number.update(
@@ -363,10 +401,15 @@ def _stated_relations(matches, existing, report):
 def _named(ref, by_name, by_number):
     if isinstance(ref, int):
         return by_number.get(ref)
-    if ref in by_name:
-        return by_name[ref]
+    named = by_name.get(ref) or by_name.get(_file_key(ref))
+    if named is not None:
+        return named
     parts = name_parts(ref) or {}
     return by_number.get(parts.get("number"))
+
+
+def _file_key(name):
+    return name.rsplit("/", 1)[-1].casefold()
 
 
 def _row(decision, relation, other):

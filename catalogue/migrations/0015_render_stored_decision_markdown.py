@@ -3,7 +3,10 @@ as ``DecisionRecord.save`` renders it: no reader's request renders Markdown."""
 
 from django.db import migrations
 
-from catalogue.models.decision import RENDERED, RENDERERS
+from catalogue.models.decision import RENDERERS
+
+# The fields with stored HTML when this migration was written.
+RENDERED = {"title": "title_html", "status_text": "status_html", "body": "body_html"}
 
 
 def render_stored(apps, schema_editor):

@@ -1,7 +1,6 @@
 import hashlib
 import json
 
-from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -91,7 +90,8 @@ class DecisionLog(NulRefused, models.Model):
         return reverse("catalogue:log-decision-list", kwargs={"log": self.slug})
 
 
-BODY_MAX_CHARACTERS = 50_000
+TITLE_MAX_LENGTH = 500
+STATUS_TEXT_MAX_LENGTH = 500
 
 
 class DecisionRecordQuerySet(models.QuerySet):
@@ -129,6 +129,7 @@ class DecisionRecord(NulRefused, models.Model):
         "title",
         "status",
         "status_text",
+        "status_history",
         "decided_on",
         "metadata",
         "body",
@@ -152,18 +153,25 @@ class DecisionRecord(NulRefused, models.Model):
             "ADR-064 (2)."
         ),
     )
-    title = models.CharField(max_length=500)
+    title = models.CharField(max_length=TITLE_MAX_LENGTH)
     status = models.CharField(
         max_length=20, choices=Status, default=Status.PROPOSED, blank=True
     )
     status_text = models.CharField(
         _("status as written"),
-        max_length=500,
+        max_length=STATUS_TEXT_MAX_LENGTH,
         blank=True,
         help_text=_(
             "The status in the team's own words, where the choice above does not "
             "say it (“Approved”, “On hold”, a link to the pull request); "
             "empty when it does."
+        ),
+    )
+    status_history = models.TextField(
+        blank=True,
+        help_text=_(
+            "What the record's status section says after its status, in "
+            "Markdown: its dated updates (“June 2020 update: …”), as written."
         ),
     )
     decided_on = models.DateField(null=True, blank=True)
@@ -175,17 +183,16 @@ class DecisionRecord(NulRefused, models.Model):
             "informed), as written."
         ),
     )
-    # Rendering costs work in proportion to the text (a table's cells, a run
-    # of brackets): the bound is far above any team's record and keeps one
-    # save's rendering small.
+    # Rendering costs work in proportion to the text; a body longer than
+    # catalogue.markdown renders as Markdown is kept, and shown as text.
     body = models.TextField(
         blank=True,
-        validators=[MaxLengthValidator(BODY_MAX_CHARACTERS)],
         help_text=_("Context, decision and consequences, in Markdown."),
     )
     # The HTML readers see, rendered from the Markdown when it is saved.
     title_html = models.TextField(blank=True, editable=False)
     status_html = models.TextField(blank=True, editable=False)
+    status_history_html = models.TextField(blank=True, editable=False)
     body_html = models.TextField(blank=True, editable=False)
     source_name = models.CharField(
         max_length=255,
@@ -303,16 +310,27 @@ class DecisionRecord(NulRefused, models.Model):
 
 
 # Each Markdown field, the field holding its HTML, and how it renders.
-RENDERED = {"title": "title_html", "status_text": "status_html", "body": "body_html"}
+RENDERED = {
+    "title": "title_html",
+    "status_text": "status_html",
+    "status_history": "status_history_html",
+    "body": "body_html",
+}
 RENDERERS = {
     "title": render_inline,
     "status_text": render_inline,
+    "status_history": render_markdown,
     "body": render_markdown,
 }
 
 
 def content_digest(content):
     """The digest of a decision record's ``content()``, however it was read."""
+    # A record with no status history reads as it did before records had one.
+    if not content.get("status_history"):
+        content = {
+            name: value for name, value in content.items() if name != "status_history"
+        }
     text = json.dumps(content, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -408,6 +426,7 @@ class DecisionRevision(HeldEdit):
     title = _as_in_record("title")
     status = _as_in_record("status")
     status_text = _as_in_record("status_text")
+    status_history = _as_in_record("status_history")
     decided_on = _as_in_record("decided_on")
     metadata = _as_in_record("metadata")
     body = _as_in_record("body")

@@ -445,7 +445,10 @@ def test_templates_and_indexes_are_left_out_by_name_and_shape(tmp_path):
     report = run(write_folder(tmp_path, files))
 
     assert sorted(DecisionRecord.objects.values_list("number", flat=True)) == [1, 2]
-    assert "notes.md: left out: not named NNNN-title.md" in report
+    assert (
+        "notes.md: left out: not named as a decision (NNNN-title.md) and stating "
+        "no status, context or decision"
+    ) in report
     assert "0099-template.md: left out: a template or an index" in report
 
 
@@ -487,7 +490,7 @@ def test_a_front_matter_date_naming_no_day_is_kept_as_written_with_a_note(tmp_pa
     )
 
 
-def test_structural_problems_refuse_the_folder_each_named_once(tmp_path):
+def test_no_shape_of_a_record_refuses_the_folder(tmp_path):
     folder = write_folder(
         tmp_path,
         {
@@ -500,17 +503,24 @@ def test_structural_problems_refuse_the_folder_each_named_once(tmp_path):
     (folder / "0008-a-picture.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     (folder / "0009-gone.md").symlink_to(folder / "nowhere.md")
 
-    message = refused(folder)
+    report = run(folder)
 
-    assert message.splitlines() == [
-        f"Nothing was imported from {folder}:",
+    assert "Decision records: 7 created, 0 updated, 0 unchanged." in report
+    for note in [
         "0005-broken-front-matter.md, line 2: the front matter is not YAML: "
         "expected ',' or ']', but got '<stream end>'",
-        "0006-no-title.md, line 1: no title line (# Title)",
-        "0007-latin-1.md, line 3: is not UTF-8 (byte 0xe9); save it as UTF-8",
-        "0008-a-picture.md, line 3: is not text (it holds a NUL byte)",
-        "0009-gone.md: cannot be read: No such file or directory",
-    ]
+        "0006-no-title.md, line 1: no title line (# Title): titled 'No title'",
+        "0007-latin-1.md, line 3: is not UTF-8 (byte 0xe9); read as Windows-1252",
+        "0008-a-picture.md, line 3: left out: not text (it holds a NUL byte)",
+        "0009-gone.md: left out: cannot be read: No such file or directory",
+    ]:
+        assert note in report
+    five = DecisionRecord.objects.get(number=5)
+    # What the front matter says is kept as written.
+    assert five.metadata == {"front-matter": "status: [accepted"}
+    assert five.status_text == "[accepted"
+    assert DecisionRecord.objects.get(number=6).body == "Just text.\n"
+    assert DecisionRecord.objects.get(number=7).body == "Café\n"
 
 
 def test_a_reimport_changes_nothing(tmp_path):
@@ -621,7 +631,7 @@ def test_images_are_imported_with_their_record(tmp_path):
     assert bytes(DecisionImage.objects.get().data) == png_bytes(colour=(200, 0, 0))
 
 
-def test_a_status_section_with_more_than_the_status_keeps_it_all(tmp_path):
+def test_a_status_sections_further_paragraphs_are_its_history(tmp_path):
     folder = write_folder(
         tmp_path,
         {
@@ -630,16 +640,15 @@ def test_a_status_section_with_more_than_the_status_keeps_it_all(tmp_path):
         },
     )
 
-    report = run(folder)
+    run(folder)
 
-    assert records()[8] == (
-        "A",
-        "accepted",
-        "Accepted; Agreed in [the review](https://example.org/review).",
-        None,
+    assert records()[8] == ("A", "accepted", "", None)
+    decision = DecisionRecord.objects.get(number=8)
+    assert decision.status_history == (
+        "Agreed in [the review](https://example.org/review)."
     )
+    assert decision.body == "## Context\n\nC.\n"
     assert relations() == []
-    assert "read as accepted" in report
 
 
 def test_an_import_names_its_user_or_itself_in_the_audit_trail(tmp_path):

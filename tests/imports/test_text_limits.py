@@ -1,8 +1,11 @@
 """Text the record refuses, refused alike on every way in and on both
-databases: a decision body or a summary over its size limit (the limit in the
-message), and a NUL character (which PostgreSQL cannot store and SQLite
-would keep). Each refusal names where: the file and field, the row and
-column, the line; and nothing is written."""
+databases: a summary over its size limit (the limit in the message), and a
+NUL character (which PostgreSQL cannot store and SQLite would keep). Each
+refusal names where: the row and column, the line; and nothing is written.
+
+A decision folder is a team's own record: what a field cannot hold (a NUL,
+a body longer than Markdown is rendered to) is kept, and the import notes
+it by file and field."""
 
 import io
 
@@ -11,9 +14,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from catalogue.models import DecisionRecord, Document
-from catalogue.models.decision import BODY_MAX_CHARACTERS
+from catalogue.markdown import MARKDOWN_MAX_CHARACTERS
 from catalogue.models.document import SUMMARY_MAX_CHARACTERS
-from tests.factories import RegistryFactory
+from tests.factories import DecisionRecordFactory, RegistryFactory
 from tests.imports.test_import import record_snapshot, write_page
 from tests.imports.test_import_csv import csv_text, preview, problems, row
 from tests.imports.test_madr_import import refused, write_folder
@@ -21,7 +24,7 @@ from tests.imports.test_madr_import import refused, write_folder
 pytestmark = pytest.mark.django_db
 
 # A file's body ends with its last line's newline: one character over.
-OVER_BODY = "x" * BODY_MAX_CHARACTERS
+OVER_MARKDOWN = "x" * MARKDOWN_MAX_CHARACTERS
 OVER_SUMMARY = "x" * (SUMMARY_MAX_CHARACTERS + 1)
 
 
@@ -33,55 +36,49 @@ NUL = "holds a NUL character (U+0000), which no text of the record may hold; rem
 
 
 @pytest.mark.parametrize(
-    ("text", "problem"),
+    ("text", "field", "kept", "note"),
     [
         (
-            f"# Big\n\n{OVER_BODY}\n",
-            f"0001-big.md: body: {too_long(BODY_MAX_CHARACTERS)}",
+            f"# Big\n\n{OVER_MARKDOWN}\n",
+            "body",
+            f"{OVER_MARKDOWN}\n",
+            "0001-big.md: body: over 1,000,000 characters; kept, and shown as text, "
+            "not Markdown",
         ),
         # YAML writes a NUL as "\0" in a double-quoted string.
         (
             '---\nstatus: "Approved\\0"\n---\n# Nul\n',
-            f"0001-big.md: status_text: {NUL}",
+            "status_text",
+            "Approved\ufffd",
+            "0001-big.md: status_text: a NUL character (U+0000) is kept as U+FFFD",
         ),
         (
             '---\ndeciders: ["Ann\\0"]\n---\n# Nul\n',
-            f"0001-big.md: metadata: {NUL}",
+            "metadata",
+            {"deciders": ["Ann\ufffd"]},
+            "0001-big.md: metadata: a NUL character (U+0000) is kept as U+FFFD",
         ),
     ],
-    ids=["body over the limit", "NUL in the status", "NUL in other front matter"],
+    ids=["body over the Markdown limit", "NUL in the status", "NUL in front matter"],
 )
-def test_a_decision_folder_is_refused_by_file_and_field(tmp_path, text, problem):
+def test_a_decision_folder_keeps_what_a_field_cannot_hold_noting_it(
+    tmp_path, text, field, kept, note
+):
     folder = write_folder(tmp_path / "adr", {"0001-big.md": text})
 
-    assert refused(folder).splitlines()[1:] == [problem]
+    out = io.StringIO()
+    call_command("import_decisions", str(folder), stdout=out)
+
+    assert note in out.getvalue()
+    assert getattr(DecisionRecord.objects.get(), field) == kept
 
 
-def decision_form(**values):
-    return {
-        "number": "5",
-        "title": "Newer",
-        "status": "accepted",
-        "status_text": "",
-        "decided_on": "",
-        "body": "",
-        "relations-TOTAL_FORMS": "0",
-        "relations-INITIAL_FORMS": "0",
-        **values,
-    }
+def test_a_body_over_the_markdown_limit_is_shown_as_its_text(client):
+    decision = DecisionRecordFactory(body=f"# <b>Big</b>\n\n{OVER_MARKDOWN}")
 
+    html = client.get(decision.get_absolute_url()).content.decode()
 
-def test_the_admin_refuses_a_decision_body_over_the_limit_saying_it(admin_client):
-    response = admin_client.post(
-        reverse("admin:catalogue_decisionrecord_add"),
-        decision_form(body=OVER_BODY + "x"),
-    )
-
-    assert response.status_code == 200
-    assert response.context["adminform"].form.errors["body"] == [
-        too_long(BODY_MAX_CHARACTERS)
-    ]
-    assert not DecisionRecord.objects.exists()
+    assert '<pre class="as-written"># &lt;b&gt;Big&lt;/b&gt;' in html
 
 
 def test_the_admin_refuses_a_summary_over_the_limit_saying_it(admin_client):
