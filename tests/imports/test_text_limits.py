@@ -13,13 +13,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from catalogue.models import DecisionRecord, Document
 from catalogue.markdown import MARKDOWN_MAX_CHARACTERS
+from catalogue.models import DecisionRecord, Document
 from catalogue.models.document import SUMMARY_MAX_CHARACTERS
 from tests.factories import DecisionRecordFactory, RegistryFactory
 from tests.imports.test_import import record_snapshot, write_page
 from tests.imports.test_import_csv import csv_text, preview, problems, row
-from tests.imports.test_madr_import import refused, write_folder
+from tests.imports.test_madr_import import write_folder
 
 pytestmark = pytest.mark.django_db
 
