@@ -157,41 +157,20 @@ def read_archive(data, *, name):
 
 
 def _decision_folder(name, paths):
-    """The directory holding the archive's decision files (the outermost of
-    nested ones), or a ValidationError when none or two apart hold them."""
-    holding = {}
-    for path in paths:
-        directory, file_name = posixpath.split(path)
-        if file_name.lower().endswith(".md") and name_parts(file_name) is not None:
-            holding[directory] = holding.get(directory, 0) + 1
-    if not holding:
+    """The directory holding the archive's decision files: the one folder
+    holding every file named as a decision (its sub-folders, by year or by
+    area, included), else every Markdown file; a ValidationError when the
+    archive holds no Markdown at all."""
+    markdown = [path for path in paths if path.lower().endswith(".md")]
+    named = [path for path in markdown if name_parts(posixpath.basename(path))]
+    if not markdown:
         raise refuse(
-            f"{name} holds no decision files: no .md file in it is named as a "
-            f"decision ({DECISION_NAMES}).",
+            f"{name} holds no decision files: no .md file in it ({DECISION_NAMES}).",
             "no_decisions",
         )
-    outermost = sorted(
-        directory
-        for directory in holding
-        if not any(_within(directory, other) for other in holding if other != directory)
-    )
-    if len(outermost) > 1:
-        listed = " and ".join(
-            f"{directory + '/' if directory else 'the archive’s top'} "
-            f"({holding[directory]})"
-            for directory in outermost
-        )
-        raise refuse(
-            f"{name} holds decision files in {len(outermost)} separate folders: "
-            f"{listed}. Zip the one folder to import.",
-            "several_folders",
-        )
-    return outermost[0]
-
-
-def _within(directory, other):
-    """Whether ``directory`` lies inside ``other`` ("" is the archive's top)."""
-    return other == "" or directory.startswith(f"{other}/")
+    directories = [posixpath.dirname(path) for path in named or markdown]
+    common = posixpath.commonpath(directories) if all(directories) else ""
+    return common
 
 
 def _check_member(found, info):

@@ -39,10 +39,13 @@ from formats import safe_yaml, written_dates
 from formats.problems import Problem
 
 # A decision file's name: a number ("0026-title.md", "0026_title.md",
-# "26.title.md", "1-title.md"), maybe after "adr" ("adr-01.md",
-# "ADR-0001-title.md", "ADR 12 - title.md"), maybe alone; or a date
-# ("20200925-use-prettier.md", log4brains's, or "2020-09-25-title.md").
-NUMBERED_RE = re.compile(r"(?:adr[-_ ]?)?(?P<number>\d+)(?:[-_. ].*)?\.md", re.I | re.S)
+# "26.title.md", "1-title.md"), maybe after a word of letters ("adr-01.md",
+# "ADR-0001-title.md", "ADR000-title.md", "DR005-title.md", "RFC 12 - x.md"),
+# maybe alone; or a date ("20200925-use-prettier.md", log4brains's, or
+# "2020-09-25-title.md").
+NUMBERED_RE = re.compile(
+    r"(?:[a-z]{1,8}[-_ ]?)?(?P<number>\d+)(?:[-_. ].*)?\.md", re.I | re.S
+)
 DATED_NAME_RE = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?:[-_. ].*)?\.md", re.S)
 # The largest number a record may have (the database's integer).
 MAX_NUMBER = 2_147_483_647
@@ -60,8 +63,16 @@ NOT_DECISION_RE = re.compile(
     r"(readme|index|toc|template|.*[-_]template|adr-template.*|template[-_].*)\.md",
     re.I,
 )
-# A template's title is a placeholder: "# NUMBER. TITLE", "# {short title …}".
-TEMPLATE_TITLE_RE = re.compile(r"#\s+(?:NUMBER\.\s+TITLE|\{[^{}]*\}|\[[^\[\]]*\])\s*")
+# A numbered template: "0000-template.md", "0000-ladr-template.md".
+NUMBERED_TEMPLATE_RE = re.compile(
+    r"(?:[a-z]{1,8}[-_ ]?)?\d+[-_ .](?:[a-z]+[-_])?template\.md", re.I
+)
+# A template's title is a placeholder: "# NUMBER. TITLE", "# {short title …}",
+# "# 0. Template".
+TEMPLATE_TITLE_RE = re.compile(
+    r"#\s+(?:NUMBER\.\s+TITLE|\{[^{}]*\}|\[[^\[\]]*\]|(?:\d+\.\s+)?template)\s*",
+    re.I,
+)
 ATX_RE = re.compile(r"(?P<marks>#{1,6})(?:\s+(?P<text>.*?))?(?:\s+#+)?\s*")
 # A number a title opens with: "26. ", "ADR-026: ", "ADR 1 - ", "0023 ",
 # "ADR-023 ".
@@ -183,6 +194,12 @@ STATUS_SYNONYMS = {
     "revoked": DecisionStatus.DEPRECATED,
     "archived": DecisionStatus.DEPRECATED,
     "obsoleted": DecisionStatus.DEPRECATED,
+    "depreciated": DecisionStatus.DEPRECATED,
+    "final": DecisionStatus.ACCEPTED,
+    "finalised": DecisionStatus.ACCEPTED,
+    "finalized": DecisionStatus.ACCEPTED,
+    "ratified": DecisionStatus.ACCEPTED,
+    "tentative": DecisionStatus.PROPOSED,
 }
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 SVG_RE = re.compile(r"<svg[\s>]")
@@ -318,7 +335,9 @@ def _title_from_name(parsed, reader):
     """A file with no title line is titled by its name's words (0003-use-redis.md
     is "Use redis"), else by its first line."""
     stem = parsed.name.rsplit("/", 1)[-1][: -len(".md")]
-    words = re.sub(r"^(?:adr[-_ ]?)?\d+|^\d{4}-\d{2}-\d{2}", "", stem, flags=re.I)
+    words = re.sub(
+        r"^\d{4}-\d{2}-\d{2}|^(?:[a-z]{1,8}[-_ ]?)?\d+", "", stem, flags=re.I
+    )
     words = " ".join(re.split(r"[-_ ]+", words)).strip()
     if not words:
         first = next((line.strip() for line in reader.kept if line.strip()), "")
@@ -438,26 +457,24 @@ def load_front_matter(text):
 
 # The key under which front matter that is not a mapping is kept as written.
 FRONT_MATTER_AS_WRITTEN = "front-matter"
-# A line of front matter read for what it says: "key: value".
-FRONT_LINE_RE = re.compile(r"(?P<key>[A-Za-z][\w -]{0,63}?)\s*:\s+(?P<value>\S.*)")
 
 
 def _unmapped(parsed, written):
     """Front matter that is not a mapping (``tag:Web Client``, a team's own
     convention) or not YAML we read, read line by line for what it says
-    (``key: value``), and kept as written beside it."""
+    (``key:value``), and kept as written beside it."""
     read = {}
     for line in written:
-        found = FRONT_LINE_RE.fullmatch(line.strip())
-        if found is not None:
-            read.setdefault(found["key"].strip(), []).append(found["value"].strip())
+        key, colon, value = line.partition(":")
+        if colon and 0 < len(key.strip()) <= 64 and value.strip():
+            read.setdefault(key.strip(), []).append(value.strip())
     said = {
         key: values[0] if len(values) == 1 else values for key, values in read.items()
     }
     what = "; ".join(f"{key} {_text(value)!r}" for key, value in said.items())
     parsed.note(
         2,
-        "the front matter is not a mapping (key: value) we read; "
+        "the front matter is not a mapping (key: value); "
         + (f"read as {what[:300]}, and " if what else "")
         + "kept as written",
     )
@@ -569,8 +586,15 @@ class _Reader:
         self.kept.append(line)
 
     def _title(self, heading, line, lines, index):
-        if heading and len(heading["marks"]) == 1 and heading["text"]:
-            return heading["text"]
+        if heading and heading["text"]:
+            if len(heading["marks"]) == 1:
+                return heading["text"]
+            # A file opening with a lower heading ("### Use ADRs") is titled
+            # by it, unless it names a section of a record.
+            at_top = not self.statuses and not any(kept.strip() for kept in self.kept)
+            if at_top and not SECTION_HEADING_RE.match(heading["text"]):
+                return heading["text"]
+            return None
         following = lines[index].rstrip("\r") if index < len(lines) else ""
         if line.strip() and not heading and SETEXT_RE.fullmatch(following):
             return line.strip()
@@ -710,7 +734,8 @@ def _read_status(parsed, front, body):
     recorded."""
     implied, chosen, history, date = "", None, [], None
     for source in (front, body):
-        for paragraph in source:
+        restated = bool(front) and source is body
+        for index, paragraph in enumerate(source):
             words = []
             for text, line in paragraph:
                 found = []
@@ -722,7 +747,9 @@ def _read_status(parsed, front, body):
                         implied = DecisionStatus.SUPERSEDED
                 if found:
                     words.append(("; ".join(found), line))
-            if not words:
+            if not words or (restated and index == 0):
+                # The body's own status, where the front matter states one,
+                # is a disagreement noted, not history.
                 continue
             if chosen is None:
                 chosen = words
@@ -966,6 +993,12 @@ def _read_images(parsed, folder, root):
             parsed.images[name] = (data, content_type)
 
 
+# The headings of a record's sections, which title no record.
+SECTION_HEADING_RE = re.compile(
+    r"[*_]{0,2}(?:status|context|decision|consequences|summary|background|problem"
+    r"|overview|introduction|motivation|proposal|considered options|date)\b",
+    re.I,
+)
 # A file named without a number is a decision when it reads as one: a
 # status, or a section a decision record has.
 DECISION_SHAPE_RE = re.compile(
@@ -1011,7 +1044,11 @@ def parse_folder(folder, *, skip=()):
     texts, notes = [], []
     for path, name in _markdown_files(folder, skip):
         numbered = name_parts(name) is not None
-        if not numbered and NOT_DECISION_RE.fullmatch(name.rsplit("/", 1)[-1]):
+        base = name.rsplit("/", 1)[-1]
+        if numbered and NUMBERED_TEMPLATE_RE.fullmatch(base):
+            notes.append(Problem(0, "left out: a template or an index", file=name))
+            continue
+        if not numbered and NOT_DECISION_RE.fullmatch(base):
             continue
         text, note = read_text(path, name)
         if note is not None:
@@ -1165,6 +1202,14 @@ def format_decision(decision, relations, shape="madr", name=""):
         (key, value) for key, value in decision.metadata.items() if key != "date"
     )
     front.update(relations)
+    history = decision.status_history
+    # adr-tools keeps the history in its status section; other shapes in the
+    # front matter.
+    in_section = (
+        shape == DecisionFormat.ADR_TOOLS and decision.body.startswith("#") and status
+    )
+    if history and not in_section:
+        front["status-history"] = history
     head = ""
     if front:
         dumped = yaml.safe_dump(
@@ -1200,6 +1245,7 @@ def _adr_tools_head(decision, status, date, name):
     if not status:
         return head
     if decision.body.startswith("#"):
-        return f"{head}\n## Status\n\n{status}\n"
+        history = f"\n{decision.status_history}\n" if decision.status_history else ""
+        return f"{head}\n## Status\n\n{status}\n{history}"
     # A body that opens with text would be read as the status section's.
     return f"{head}\nStatus: {status}\n"

@@ -336,8 +336,9 @@ def test_a_folder_without_a_decision_file_is_refused_naming_what_was_looked_for(
     assert message.splitlines() == [
         f"Nothing was imported from {folder}:",
         "adr: holds no decision file: looked for NNNN-title.md "
-        "(0001-use-markdown.md), adr-NNN-title.md or ADR-NNN-title.md "
-        "(adr-001-use-adrs.md), or YYYYMMDD-title.md (20200925-use-prettier.md)",
+        "(0001-use-markdown.md), adr-NNN.md or ADR-NNN-title.md "
+        "(adr-001-use-adrs.md), YYYYMMDD-title.md (20200925-use-prettier.md), or "
+        "any name, for a file with a status or a Context or Decision section",
     ]
     assert not DecisionLog.objects.exists()
 

@@ -173,7 +173,9 @@ def test_a_file_an_editor_changed_since_comes_back_as_a_pending_revision(
     assert "Which database?" in postgres.body
 
 
-def test_a_folder_with_problems_is_refused_by_file_and_line(admin_client):
+def test_a_folder_of_unreadable_parts_imports_noting_each_by_file_and_line(
+    admin_client,
+):
     files = {
         **ADR_TOOLS,
         "0005-broken-front-matter.md": "---\nstatus: [accepted\n---\n# Five\n",
@@ -181,19 +183,22 @@ def test_a_folder_with_problems_is_refused_by_file_and_line(admin_client):
         "0007-latin-1.md": "# Sept\n\nCafé\n".encode("latin-1"),
     }
 
-    response = upload(admin_client, "adr.zip", zipped(files, prefix="doc/adr/"))
+    upload(admin_client, "adr.zip", zipped(files, prefix="doc/adr/"))
 
     job = Job.objects.get()
-    assert job.state == Job.State.FAILED
-    assert job.summary.splitlines() == [
-        "adr.zip: the folder doc/adr/ was not imported; nothing was written.",
+    assert job.summary == (
+        "Imported adr.zip (doc/adr/). Decision records: 7 created, 0 updated, "
+        "0 unchanged."
+    )
+    report = runner.result_of(job)
+    for note in [
         "0005-broken-front-matter.md, line 2: the front matter is not YAML: "
         "expected ',' or ']', but got '<stream end>'",
-        "0006-no-title.md, line 1: no title line (# Title)",
-        "0007-latin-1.md, line 3: is not UTF-8 (byte 0xe9); save it as UTF-8",
-    ]
-    assert "0006-no-title.md, line 1: no title line" in response.content.decode()
-    assert not DecisionRecord.objects.exists()
+        "0006-no-title.md, line 1: no title line (# Title): titled 'No title'",
+        "0007-latin-1.md, line 3: is not UTF-8 (byte 0xe9); read as Windows-1252",
+    ]:
+        assert note in report
+    assert DecisionRecord.objects.get(number=7).body == "Café\n"
 
 
 def test_log4brains_files_are_numbered_in_date_order_from_an_archive(admin_client):
@@ -206,7 +211,7 @@ def test_log4brains_files_are_numbered_in_date_order_from_an_archive(admin_clien
     ]
 
 
-def test_the_outermost_folder_holding_decisions_is_imported(admin_client):
+def test_the_folder_holding_every_decision_is_imported(admin_client):
     files = {
         **{f"docs/adr/{name}": text for name, text in MADR_4.items()},
         "docs/adr/archive/0001-an-old-choice.md": "# An old choice\n",
@@ -216,7 +221,9 @@ def test_the_outermost_folder_holding_decisions_is_imported(admin_client):
 
     job = Job.objects.get()
     assert job.title == "Import of the decision folder repo.zip (docs/adr/)"
-    assert "Decision records: 4 created" in job.summary
+    # The sub-folder's record is read too: a record of its own beside 0001.
+    assert "Decision records: 5 created" in job.summary
+    assert DecisionRecord.objects.get(source_name="archive/0001-an-old-choice.md")
 
 
 def test_windows_backslashes_are_read_as_folders(admin_client):
@@ -294,24 +301,13 @@ def adr_zip(**extra):
             "decision folder's entries must be files.",
         ),
         (
-            "notes.zip",
-            zipped({"README.md": "# Notes\n", "notes/today.md": "Text.\n"}),
-            "notes.zip holds no decision files: no .md file in it is named as a "
-            "decision (NNNN-title.md (0001-use-markdown.md), adr-NNN-title.md or "
-            "ADR-NNN-title.md (adr-001-use-adrs.md), or YYYYMMDD-title.md "
-            "(20200925-use-prettier.md)).",
-        ),
-        (
-            "two.zip",
-            zipped(
-                {
-                    "docs/adr/0001-a.md": "# A\n",
-                    "docs/adr/0002-b.md": "# B\n",
-                    "legacy/decisions/0001-old.md": "# Old\n",
-                }
-            ),
-            "two.zip holds decision files in 2 separate folders: docs/adr/ (2) and "
-            "legacy/decisions/ (1). Zip the one folder to import.",
+            "pictures.zip",
+            zipped({"img/a.png": "not really", "notes.txt": "Text.\n"}),
+            "pictures.zip holds no decision files: no .md file in it (NNNN-title.md "
+            "(0001-use-markdown.md), adr-NNN.md or ADR-NNN-title.md "
+            "(adr-001-use-adrs.md), YYYYMMDD-title.md (20200925-use-prettier.md), "
+            "or any name, for a file with a status or a Context or Decision "
+            "section).",
         ),
     ],
 )
@@ -319,6 +315,30 @@ def test_an_archive_that_is_not_a_safe_decision_folder_is_refused_at_upload(
     admin_client, name, data, message
 ):
     assert refusal(admin_client, name, data) == [message]
+
+
+def test_a_folder_kept_in_sub_folders_imports_whole(admin_client):
+    upload(
+        admin_client,
+        "repo.zip",
+        zipped(
+            {
+                "docs/adr/2019/0001-a.md": "# 1. A\n\n## Status\n\nAccepted\n",
+                "docs/adr/2020/0002-b.md": "# 2. B\n\n## Status\n\nProposed\n",
+                "docs/adr/README.md": "# Our decisions\n",
+            }
+        ),
+    )
+
+    job = Job.objects.get()
+    assert job.summary == (
+        "Imported repo.zip (docs/adr/). Decision records: 2 created, 0 updated, "
+        "0 unchanged."
+    )
+    assert {d.source_name: d.status for d in DecisionRecord.objects.all()} == {
+        "2019/0001-a.md": "accepted",
+        "2020/0002-b.md": "proposed",
+    }
 
 
 def test_an_archive_of_too_many_entries_is_refused(admin_client, settings):
