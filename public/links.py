@@ -134,8 +134,8 @@ def _link(written, name, target):
     return f'{link} <span class="reference-note">({"; ".join(notes)})</span>'
 
 
-def decision_files(texts, decision):
-    """The pages of public decision records of ``decision``'s log, by the
+def decision_files(texts, log):
+    """The pages of public decision records of ``log``, by the
     names of their files that ``texts`` link to (``0003-aws-networking.md``),
     so a link to a sibling file leads to its record, a twin's to that twin:
     by the file a record was imported from, else by the number the name
@@ -149,7 +149,7 @@ def decision_files(texts, decision):
     }
     rows = DecisionRecord.objects.public().filter(
         Q(source_name__in=names) | Q(number__in=numbered.values(), twin=1),
-        log=decision.log_id,
+        log=log,
     )
     by_name, by_number = {}, {}
     for record in rows:

@@ -391,7 +391,8 @@ class DecisionRecordListView(ListView):
     Template: ``catalogue/decisionrecord_list.html``. Context: ``log``,
     ``logs`` (the other logs holding public records), ``statuses`` ((value,
     label, chosen) for the filter), ``decisions``, each with ``successors``
-    (the public records superseding it).
+    (the public records superseding it) and ``placed_status`` (its status's
+    links to other records leading to their pages).
     """
 
     context_object_name = "decisions"
@@ -434,13 +435,21 @@ class DecisionRecordListView(ListView):
         logs = DecisionLog.objects.filter(
             decisions__published_at__isnull=False
         ).distinct()
-        return super().get_context_data(
+        context = super().get_context_data(
             log=self.log,
             logs=[log for log in logs if log.pk != self.log.pk],
             statuses=statuses,
             status_chosen=bool(chosen),
             **kwargs,
         )
+        # A status's links to the records it names lead to their pages.
+        decisions = context["decisions"]
+        files = decision_files([d.status_text for d in decisions], self.log.pk)
+        for decision in decisions:
+            decision.placed_status = place_files(
+                decision.status_html, files=files, images={}
+            )
+        return context
 
 
 class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
@@ -450,7 +459,8 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
 
     Template: ``catalogue/decisionrecord_detail.html``. Context: ``decision``,
     ``body`` (its Markdown as HTML: names, sibling files and its images
-    linked), ``relations`` ((label, public record) pairs, both ways),
+    linked), ``status_history`` (likewise), ``relations`` ((label, public
+    record) pairs, both ways),
     ``metadata`` ((label, text) pairs), ``references``, ``referenced_by``,
     ``decisions_referencing``.
     """
@@ -485,10 +495,14 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             + f"?v={digest[:16]}"
             for name, digest in decision.images.values_list("name", "digest")
         }
-        body = place_files(
-            decision.body_html,
-            files=decision_files([decision.body], decision),
-            images=images,
+        files = decision_files(
+            [decision.body, decision.status_text, decision.status_history],
+            decision.log_id,
+        )
+        body = place_files(decision.body_html, files=files, images=images)
+        # A status's links to the records it names lead to their pages.
+        decision.placed_status = place_files(
+            decision.status_html, files=files, images={}
         )
         naming = DecisionRecord.objects.public().naming(
             decision.identifier, log=decision.log
@@ -497,6 +511,9 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             naming = DecisionRecord.objects.none()
         return super().get_context_data(
             body=link_names_in_html(body, references),
+            status_history=place_files(
+                decision.status_history_html, files=files, images=images
+            ),
             relations=decision_relations(decision),
             metadata=[
                 (str(key).replace("-", " ").capitalize(), _metadata_text(value))

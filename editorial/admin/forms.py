@@ -379,7 +379,15 @@ class DecisionRecordForm(forms.ModelForm):
 
     class Meta:
         model = DecisionRecord
-        fields = ["number", "title", "status", "status_text", "decided_on", "body"]
+        fields = [
+            "number",
+            "title",
+            "status",
+            "status_text",
+            "status_history",
+            "decided_on",
+            "body",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

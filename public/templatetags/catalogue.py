@@ -43,11 +43,13 @@ def rendered(html):
 
 @register.simple_tag
 def decision_status(decision):
-    """A decision's status as its team wrote it; a word of theirs that we read
-    as one of ours says which; no status at all says it was not stated."""
+    """A decision's status as its team wrote it (its links placed, where the
+    view placed them: ``placed_status``); a word of theirs that we read as
+    one of ours says which; no status at all says it was not stated."""
     if not decision.status_text:
         return decision.get_status_display()
-    written = mark_safe(decision.status_html)  # Sanitised when saved.
+    html = getattr(decision, "placed_status", decision.status_html)
+    written = mark_safe(html)  # Sanitised when saved; links placed since.
     if not decision.status or place_status(unlinked(decision.status_text))[1]:
         return written
     return format_html(
