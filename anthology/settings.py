@@ -434,6 +434,10 @@ JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # waits for one: land the page expiries and purges a process left behind.
 JOBS_CHORES = ["pagecache.outbox.drain"]
 JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
+# What a job's own process does once the job's function has returned, before
+# the job is marked finished or failed: a worker's work horse ends right
+# after, stopping its threads, so the purges its change asked for go first.
+JOBS_FINISHERS = ["pagecache.frontends.finish"]
 # Without workers, each process drains the outbox of the page cache itself:
 # its purge thread keeps trying, and takes the purges left when it starts.
 PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS

@@ -7,6 +7,11 @@ the job; the result (any picklable value, an import's
 preview) is kept in the shared cache for the page that shows it. The function
 reports progress with ``progress(done, total)``.
 
+Once the function has returned, the job's process runs ``JOBS_FINISHERS``
+(dotted paths of functions without arguments), such as sending the purges its
+change asked for, before the job is marked finished or failed: a worker's
+work horse ends as soon as the job does, and its background threads with it.
+
 A job's writes are the function's own, which makes each one transaction: a
 worker that dies midway leaves nothing written, and the job is marked failed
 once that is seen (``refresh``); until its end is seen, a job whose worker
@@ -225,6 +230,7 @@ def run(job_id):
         cache.set(_result_key(job_id), result, settings.JOBS_RESULT_SECONDS)
     finally:
         _current.reset(token)
+        _run_finishers()
     if why is not None:
         _fail(job, why)
         return
@@ -235,6 +241,16 @@ def run(job_id):
     if job.upload and cache.get(job.upload) is None:
         # The job was done with its upload: it no longer counts as kept.
         Job.objects.filter(upload=job.upload).update(upload="")
+
+
+def _run_finishers():
+    """Run each of ``JOBS_FINISHERS``; one that fails is logged, not fatal:
+    the job's own verdict stands."""
+    for path in settings.JOBS_FINISHERS:
+        try:
+            import_string(path)()
+        except Exception:
+            logger.exception("The finisher %s failed", path)
 
 
 def progress(done, total):

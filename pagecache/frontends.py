@@ -10,7 +10,10 @@ Purges run on one background thread of each process: a slow or unreachable
 frontend never holds up the editor's save. A failed purge is retried with a
 growing pause, each failure logged, and logged as an error when it gives up;
 the expiry it belongs to stays in the outbox (``generations``), and a drain
-sends it again until it lands.
+sends it again until it lands. The thread stops with its process, so a
+process that ends right after its change (a command, a job's work horse)
+first gives its purges the time of one attempt (``finish``); a forked process
+starts a thread of its own.
 
 ``PAGE_CACHE_FRONTENDS`` names the frontends, as ``CACHES`` names caches::
 
@@ -24,8 +27,10 @@ paths, which ``PAGE_CACHE_SCOPE_PATHS`` (the site's function from a scope to
 path patterns) gives.
 """
 
+import atexit
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -227,13 +232,37 @@ def purge(keys, *, then=None, keep_trying=False):
     """
     frontends = configured()
     if keys and frontends:
-        _purger().put((frontends, frozenset(keys), then, keep_trying))
+        purger = _purger()
+        purger.patience = max(purger.patience, *(f.timeout for f in frontends))
+        purger.put((frontends, frozenset(keys), then, keep_trying))
 
 
-def wait():
-    """Return once every purge asked for so far has succeeded or given up."""
+def wait(timeout=None):
+    """Return once every purge asked for so far has succeeded or given up, or
+    once ``timeout`` seconds have passed; whether they all had."""
+    if not _purger.cache_info().currsize:
+        return True
+    purger = _purger()
+    with purger.all_tasks_done:
+        return purger.all_tasks_done.wait_for(
+            lambda: not purger.unfinished_tasks, timeout
+        )
+
+
+def finish():
+    """Before this process ends, wait for the purges asked for so far, up to
+    the longest TIMEOUT of their frontends (what an attempt may take); what
+    has not landed by then stays in the outbox, and a drain sends it again.
+
+    The purge thread stops with its process: a process that ends as soon as
+    its change commits (a command, a job's work horse) would otherwise leave
+    its purges unsent, and the pages in front stale until a drain."""
     if _purger.cache_info().currsize:
-        _purger().join()
+        purger = _purger()
+        if not wait(timeout=purger.patience):
+            logger.warning(
+                "Purges still unsent as the process ends: left to the outbox's drain"
+            )
 
 
 class Purger(queue.Queue):
@@ -241,6 +270,8 @@ class Purger(queue.Queue):
 
     def __init__(self):
         super().__init__()
+        # The longest TIMEOUT of the frontends it was given (``finish``).
+        self.patience = 0
         threading.Thread(target=self._run, name="frontend-purge", daemon=True).start()
 
     def _run(self):
@@ -263,6 +294,13 @@ class Purger(queue.Queue):
 @cache
 def _purger():
     return Purger()
+
+
+# A forked process has none of its parent's threads: its purges need a thread
+# of its own, and its parent's still waiting are the parent's to send.
+os.register_at_fork(after_in_child=_purger.cache_clear)
+# At the interpreter's exit daemon threads still run, until the handlers end.
+atexit.register(finish)
 
 
 def purge_with_retries(frontend, keys, *, keep_trying=False):
