@@ -57,6 +57,12 @@ def queue():
         },
     ):
         yield name
+    forget_queue(name)
+
+
+def forget_queue(name):
+    """Remove from the test Redis the queue ``name``, its cache keys (kept
+    under the same prefix) and the jobs and workers RQ registered for it."""
     client = redis_client()
     keys = [*client.scan_iter(f"{name}:*"), *client.scan_iter(f"rq:*{name}*")]
     # The queue's jobs and workers are kept under keys of their own ids: a

@@ -6,6 +6,7 @@ the drains (the job workers, ``drain_outbox``) to retry."""
 import io
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.core.cache import cache
@@ -13,12 +14,16 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import override_settings
 
+from jobs import runner
+from jobs.models import Job
 from pagecache import frontends, generations, outbox
 from pagecache.models import PendingExpiry
 from tests.factories import DocumentFactory, TopicFactory
 from tests.fake_server import FakeServer
+from tests.imports.test_import_worker import forget_queue
 from tests.pagecache.processes import ROOT, in_a_new_process, site_environment
 from tests.pagecache.test_middleware import UNREACHABLE
+from tests.tools import RUN_PREFIX, TEST_REDIS_URL
 
 pytestmark = pytest.mark.django_db
 
@@ -267,4 +272,80 @@ def test_a_purge_lost_with_its_process_is_sent_by_a_job_worker(own_redis):
         (request.method, request.path, request.headers["xkey-purge"])
         for request in varnish.received
     } == {("PURGE", "/", "doc:LIT-004 lists topic:distributed")}
+    assert not PendingExpiry.objects.exists()
+
+
+def answering_after(seconds):
+    """A fake Varnish that holds each answer for ``seconds``: longer than a
+    process takes to end once its change committed."""
+    varnish = FakeServer()
+    varnish.held.clear()
+    threading.Timer(seconds, varnish.held.set).start()
+    return varnish
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_ending_as_its_change_commits_has_its_purge_confirmed_first():
+    varnish = answering_after(0.5)
+    try:
+        # As `make serve` runs it before the site starts.
+        ended = subprocess.run(
+            [sys.executable, "manage.py", "expire_pages"],
+            cwd=ROOT,
+            env=site_environment(VARNISH_URL=varnish.url),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        varnish.close()
+
+    assert ended.returncode == 0, ended.stderr
+    assert purges(varnish) == ["everything"]
+    assert not PendingExpiry.objects.exists()
+
+
+def expiring_job():
+    """A job whose change commits as it returns."""
+    generations.expire_everything()
+    return "Every page expired.", None
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_job_whose_change_commits_as_it_ends_has_its_purge_confirmed_first():
+    varnish = answering_after(0.5)
+    name = f"{RUN_PREFIX}-finishing"
+    site = {
+        "REDIS_URL": TEST_REDIS_URL,
+        "CACHE_KEY_PREFIX": name,
+        "JOBS_QUEUE": name,
+        "VARNISH_URL": varnish.url,
+    }
+    try:
+        with override_settings(
+            JOBS_QUEUE=name, RQ_QUEUES={name: {"URL": TEST_REDIS_URL}}
+        ):
+            job = runner.enqueue(
+                title="Expire every page",
+                function="tests.pagecache.test_outbox.expiring_job",
+                arguments={},
+            )
+        worker = subprocess.run(
+            [sys.executable, "manage.py", "rqworker", "--burst", name],
+            cwd=ROOT,
+            env=site_environment(**site),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        varnish.close()
+        forget_queue(name)
+
+    assert worker.returncode == 0, worker.stderr
+    job.refresh_from_db()
+    assert (job.state, job.summary) == (Job.State.FINISHED, "Every page expired.")
+    # Confirmed by the job's own process, not left to a drain a minute later.
+    assert purges(varnish) == ["everything"]
     assert not PendingExpiry.objects.exists()

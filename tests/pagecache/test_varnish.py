@@ -139,6 +139,8 @@ def varnished(static_root, tmp_path, django_db_blocker):
             "site_port": site,
             "front_port": front,
             "open_purges": open_purges,
+            # The site's cache and queue, for processes that share them.
+            "prefix": prefix,
         }
     finally:
         for forwarder in forwarders:
