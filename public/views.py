@@ -1,6 +1,8 @@
 """The reading room's pages: the index, topics, lists, documents, decisions,
 search. Only what a reader may see is ever listed or shown."""
 
+import re
+
 from django.core.exceptions import BadRequest
 from django.db.models import Prefetch, Q
 from django.http import Http404, HttpResponse
@@ -10,6 +12,7 @@ from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.functional import cached_property
 from django.utils.http import quote_etag
+from django.utils.safestring import mark_safe
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.addresses import absolute_url
@@ -510,9 +513,10 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
         if decision.twin != 1:
             naming = DecisionRecord.objects.none()
         return super().get_context_data(
-            body=link_names_in_html(body, references),
-            status_history=place_files(
-                decision.status_history_html, files=files, images=images
+            body=link_names_in_html(scrolling_tables(body), references),
+            status_history=scrolling_tables(
+                place_files(decision.status_history_html, files=files, images=images),
+                named="Status history table",
             ),
             relations=decision_relations(decision),
             metadata=[
@@ -524,6 +528,31 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             decisions_referencing=naming,
             **kwargs,
         )
+
+
+# A table of a decision's stored HTML: sanitised, it keeps no attribute.
+TABLE_TAG_RE = re.compile(r"<table>|</table>")
+
+
+def scrolling_tables(html, *, named="Table"):
+    """A decision's stored HTML with each table in a box of its own that
+    scrolls sideways, so a wide table never widens the page. The box is a
+    region (``named`` and its number) that takes the keyboard's focus, so
+    that it scrolls without a mouse in every browser; the table inside stays
+    a table."""
+    count = 0
+
+    def boxed(match):
+        nonlocal count
+        if match[0] == "</table>":
+            return "</table></div>"
+        count += 1
+        return (
+            f'<div class="table-scroll" role="region" tabindex="0" '
+            f'aria-label="{named} {count}"><table>'
+        )
+
+    return mark_safe(TABLE_TAG_RE.sub(boxed, str(html)))  # Fixed tags added.
 
 
 def _documents_naming(decision):

@@ -31,7 +31,8 @@ def record(imported_seed):
     DecisionRecordFactory(
         number=26,
         title="One axis for both registries",
-        body="## Context\n\nSee LIT-004 and *ADR-059*.\n\n- one\n- two",
+        body="## Context\n\nSee LIT-004 and *ADR-059*.\n\n- one\n- two\n\n"
+        "| Option | Cost |\n|:--|--:|\n| Redis | 2 × |\n",
     )
     publisher = UserFactory(publisher=True)
     lit4 = Document.objects.get(number=4)
@@ -68,6 +69,7 @@ PAGES = [
     "/LIT-004/v5/",
     "/LIT-900/",
     "/decisions/",
+    "/decisions/?status=accepted",
     "/decisions/ADR-026/",
     "/search/",
     "/search/?q=pipeline+parallelism",
