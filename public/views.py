@@ -13,6 +13,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.functional import cached_property
 from django.utils.http import quote_etag
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.addresses import absolute_url
@@ -30,6 +31,7 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.references import resolve
+from formats.madr import unlinked
 from public import search
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
@@ -389,13 +391,15 @@ def decision_log(kwargs):
 class DecisionRecordListView(ListView):
     """A decision log's records, in number order: the record's own at
     /decisions/, a team's at /decisions/<log>/; ``?status=accepted`` keeps
-    the records of one status (``none`` those stating none).
+    the records of one status, ``none`` those stating none, and a status kept
+    only as written (``?status=Parked``) the records stating it.
 
     Template: ``catalogue/decisionrecord_list.html``. Context: ``log``,
     ``logs`` (the other logs holding public records), ``statuses`` ((value,
-    label, chosen) for the filter), ``decisions``, each with ``successors``
-    (the public records superseding it) and ``placed_status`` (its status's
-    links to other records leading to their pages).
+    label, chosen) for the filter: the statuses the log's public records
+    state), ``decisions``, each with ``successors`` (the public records
+    superseding it) and ``placed_status`` (its status's links to other
+    records leading to their pages).
     """
 
     context_object_name = "decisions"
@@ -406,18 +410,51 @@ class DecisionRecordListView(ListView):
         return decision_log(self.kwargs)
 
     @cached_property
-    def status(self):
-        status = self.request.GET.get("status", "")
-        if status == "none":
-            return ""
-        if status and status not in DecisionRecord.Status.values:
-            raise BadRequest(f"No status {status!r}.")
-        return status or None
+    def stated(self):
+        """``{value: label}``: the statuses the log's public records state,
+        ours in their order, then those kept only as written, by their words."""
+        pairs = set(
+            DecisionRecord.objects.public()
+            .filter(log=self.log.pk)
+            .order_by()
+            .values_list("status", "status_text")
+            .distinct()
+        )
+        # A record stating none of ours states none at all, or only its words.
+        ours = {status or "none" for status, text in pairs if status or not text}
+        written = {
+            text: written_status_label(text)
+            for status, text in pairs
+            if text and not status
+        }
+        stated = {
+            value or "none": label
+            for value, label in DecisionRecord.Status.choices
+            if (value or "none") in ours
+        }
+        for text, label in sorted(written.items(), key=lambda item: item[1].lower()):
+            stated.setdefault(text, label)
+        return stated
+
+    @cached_property
+    def chosen(self):
+        """The ``status`` asked for ("" for any); a word that is neither one of
+        ours nor a status the log's records state is refused."""
+        chosen = self.request.GET.get("status", "")
+        ours = {"none", *DecisionRecord.Status.values}
+        if chosen and chosen not in ours and chosen not in self.stated:
+            raise BadRequest(f"No status {chosen!r}.")
+        return chosen
 
     def get_queryset(self):
         decisions = DecisionRecord.objects.public().filter(log=self.log.pk)
-        if self.status is not None:
-            decisions = decisions.filter(status=self.status)
+        chosen = self.chosen
+        if chosen == "none":
+            decisions = decisions.filter(status="", status_text="")
+        elif chosen and chosen in DecisionRecord.Status.values:
+            decisions = decisions.filter(status=chosen)
+        elif chosen:
+            decisions = decisions.filter(status="", status_text=chosen)
         return decisions.prefetch_related(
             Prefetch(
                 "inverse_relations",
@@ -430,19 +467,22 @@ class DecisionRecordListView(ListView):
         )
 
     def get_context_data(self, **kwargs):
-        chosen = self.request.GET.get("status", "")
-        statuses = [
-            (value or "none", label, (value or "none") == chosen)
-            for value, label in DecisionRecord.Status.choices
-        ]
+        offered = dict(self.stated)
+        if self.chosen and self.chosen not in offered:
+            # One of ours that no record states (now): still shown as chosen.
+            offered[self.chosen] = DecisionRecord.Status(
+                "" if self.chosen == "none" else self.chosen
+            ).label
         logs = DecisionLog.objects.filter(
             decisions__published_at__isnull=False
         ).distinct()
         context = super().get_context_data(
             log=self.log,
             logs=[log for log in logs if log.pk != self.log.pk],
-            statuses=statuses,
-            status_chosen=bool(chosen),
+            statuses=[
+                (value, label, value == self.chosen) for value, label in offered.items()
+            ],
+            status_chosen=bool(self.chosen),
             **kwargs,
         )
         # A status's links to the records it names lead to their pages.
@@ -453,6 +493,12 @@ class DecisionRecordListView(ListView):
                 decision.status_html, files=files, images={}
             )
         return context
+
+
+def written_status_label(text):
+    """A status kept as written, as the filter names it: its words without
+    their links, cut short."""
+    return Truncator(" ".join(unlinked(text).split())).chars(80)
 
 
 class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):

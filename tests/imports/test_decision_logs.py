@@ -10,6 +10,7 @@ at all. Every folder here is written by the tests, in those shapes."""
 import csv
 import io
 import json
+from urllib.parse import urlencode
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -17,6 +18,7 @@ from django.core.management import CommandError, call_command
 from catalogue.models import DecisionLog, DecisionRecord, DecisionRelation, Reference
 from formats import exports
 from tests.factories import DecisionRecordFactory, png_bytes
+from tests.html import soup_of
 from tests.imports.test_madr_import import write_folder
 
 pytestmark = pytest.mark.django_db
@@ -448,18 +450,51 @@ def test_a_logs_index_filters_by_status(tmp_path, client):
         **GOVUK,
         "0028-drop-the-bastion.md": "# 28. Drop the bastion\n\n## Status\n\nRejected\n",
         "0029-undecided.md": "# 29. Undecided\n",
+        "0030-pin-the-runners.md": "# 30. Pin the runners\n\n## Status\n\nParked until [the review](https://github.com/alphagov/govuk-aws/issues/1492)\n",
+        "0031-drop-nat.md": "# 31. Drop the NAT gateways\n\n## Status\n\nApproved\n",
     }
     run(write_folder(tmp_path / "govuk", files), "--log", "GOV.UK AWS")
+    parked = (
+        "Parked until [the review](https://github.com/alphagov/govuk-aws/issues/1492)"
+    )
 
     def listed(query):
-        response = client.get(f"/decisions/govuk-aws/{query}")
-        return [d.label for d in response.context["decisions"]]
+        page = soup_of(client.get(f"/decisions/govuk-aws/{query}"))
+        return [cell.get_text() for cell in page.select("td.label")]
 
-    assert listed("") == ["ADR-026", "ADR-027", "ADR-028", "ADR-029"]
-    assert listed("?status=accepted") == ["ADR-026", "ADR-027"]
+    def offered(query=""):
+        page = soup_of(client.get(f"/decisions/govuk-aws/{query}"))
+        return [
+            (option["value"], option.get_text(), option.has_attr("selected"))
+            for option in page.select("#status-filter option")
+        ]
+
+    # What the log's records state: ours in their order, "Approved" read as
+    # accepted, then those kept only as written.
+    assert offered() == [
+        ("", "Any", False),
+        ("none", "Not stated", False),
+        ("accepted", "Accepted", False),
+        ("rejected", "Rejected", False),
+        (parked, "Parked until the review", False),
+    ]
+    assert listed("") == [
+        "ADR-026",
+        "ADR-027",
+        "ADR-028",
+        "ADR-029",
+        "ADR-030",
+        "ADR-031",
+    ]
+    assert listed("?status=accepted") == ["ADR-026", "ADR-027", "ADR-031"]
     assert listed("?status=rejected") == ["ADR-028"]
     assert listed("?status=none") == ["ADR-029"]
+    assert listed(f"?{urlencode({'status': parked})}") == ["ADR-030"]
+    # One of ours that no record states finds none, and stays chosen.
+    assert listed("?status=deprecated") == []
+    assert ("deprecated", "Deprecated", True) in offered("?status=deprecated")
     assert client.get("/decisions/govuk-aws/?status=maybe").status_code == 400
+    assert client.get("/decisions/govuk-aws/?status=Parked").status_code == 400
     assert client.get("/decisions/nobody/").status_code == 404
 
 

@@ -91,10 +91,11 @@ def public_pages():
         # And its related work, stored: one query.
         ("document", "/LIT-001/", 9),
         ("version", "/LIT-002/v2/", 8),
-        # The log, its records, and the other logs holding public records.
-        ("decisions", reverse("catalogue:decision-list"), 5),
-        ("decisions of a status", "/decisions/?status=accepted", 5),
-        ("a team's decisions", "/decisions/team/", 5),
+        # The log, its records, the statuses they state (the filter's
+        # choices), and the other logs holding public records.
+        ("decisions", reverse("catalogue:decision-list"), 6),
+        ("decisions of a status", "/decisions/?status=accepted", 6),
+        ("a team's decisions", "/decisions/team/", 6),
         ("a team's decision", "/decisions/team/ADR-001/", 6),
         ("decision feed", reverse("catalogue:decision-feed"), 2),
         ("a team's decision feed", "/decisions/team/feed/", 2),
