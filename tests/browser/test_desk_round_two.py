@@ -1,11 +1,15 @@
 """The desk's second round, in Chromium: the journeys an editor and a
 publisher take through the pages they use, and what readers then see."""
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 import actions.documents
 from catalogue.models import Document
 from tests.browser.test_editorial_journeys import Desk, public_text
+from tests.browser.test_log_pages_fit import TEAM_FOLDER
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -14,6 +18,7 @@ from tests.factories import (
     UserFactory,
 )
 from tests.imports.test_import_csv import csv_text, row
+from tests.imports.test_madr_import import write_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,9 +81,18 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def phone_record(imported_seed):
+def phone_record(imported_seed, tmp_path):
     """The seed page's record, a decision record with a long title, status
-    and date, a superseded document and a search that finds many."""
+    and date, a superseded document and a search that finds many; a team's
+    log of titles and statuses hundreds of letters long, one record holding
+    a table of twelve columns."""
+    call_command(
+        "import_decisions",
+        str(write_folder(tmp_path / "adr", TEAM_FOLDER)),
+        "--log",
+        "Platform",
+        stdout=io.StringIO(),
+    )
     DecisionRecordFactory(
         number=26,
         title="One axis for both registries: kinds of claim, not domains",
@@ -107,6 +121,9 @@ PHONE_PAGES = [
     "/LIT-016/",
     "/decisions/",
     "/decisions/ADR-026/",
+    "/decisions/platform/",
+    "/decisions/platform/ADR-001/",
+    "/decisions/platform/ADR-002/",
     "/search/?q=pipeline",
     "/search/?q=pipline",
     "/search/?q=LIT-999",
