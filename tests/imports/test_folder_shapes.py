@@ -601,3 +601,41 @@ def test_a_folder_with_a_100_kb_record_imports_whole_keeping_it_exactly(
     page = response.content.decode()
     assert page.count("<table>") == 90
     assert "We validate pipelines at startup." in page
+
+
+def test_a_record_titled_only_in_its_front_matter_has_its_status_section_read(
+    tmp_path,
+):
+    # Sites built from the folder (Jekyll, Docusaurus) take the title from the
+    # front matter, so the file's headings start at ##.
+    files = {
+        **MESSAGING,
+        "0024-schedule-with-the-transport.md": """---
+id: 24
+title: Schedule with the Transport
+created: 2023-07-19
+tags: [scheduling]
+---
+
+## Status
+
+Accepted
+
+## Context
+
+Most transports can delay a message themselves.
+""",
+    }
+
+    report = run(write_folder(tmp_path / "adr", files), "--log", "Brighter")
+
+    assert "Decision records: 4 created, 0 updated, 0 unchanged." in report
+    assert records()[24] == (
+        "Schedule with the Transport",
+        "accepted",
+        "",
+        datetime.date(2023, 7, 19),
+    )
+    assert record(24).body == (
+        "## Context\n\nMost transports can delay a message themselves.\n"
+    )
