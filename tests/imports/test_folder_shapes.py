@@ -639,3 +639,25 @@ Most transports can delay a message themselves.
     assert record(24).body == (
         "## Context\n\nMost transports can delay a message themselves.\n"
     )
+
+
+def test_a_file_named_by_its_date_with_no_title_line_is_titled_by_its_words(
+    tmp_path,
+):
+    files = {
+        **CITIZEN_SCIENCE,
+        "2022-07-21-format-with-prettier.md": (
+            "## Status\n\nAccepted\n\n## Context\n\nReviews argue about commas.\n"
+        ),
+    }
+
+    report = run(write_folder(tmp_path / "adrs", files))
+
+    assert "Decision records: 4 created, 0 updated, 0 unchanged." in report
+    # Numbered after the folder's highest number.
+    assert records()[4] == (
+        "Format with prettier",
+        "accepted",
+        "",
+        datetime.date(2022, 7, 21),
+    )
