@@ -318,7 +318,7 @@ def _title_from_name(parsed, reader):
     """A file with no title line is titled by its name's words (0003-use-redis.md
     is "Use redis"), else by its first line."""
     stem = parsed.name.rsplit("/", 1)[-1][: -len(".md")]
-    words = re.sub(r"^(?:adr[-_ ]?)?\d+|^\d{4}-\d{2}-\d{2}", "", stem, flags=re.I)
+    words = re.sub(r"^\d{4}-\d{2}-\d{2}|^(?:adr[-_ ]?)?\d+", "", stem, flags=re.I)
     words = " ".join(re.split(r"[-_ ]+", words)).strip()
     if not words:
         first = next((line.strip() for line in reader.kept if line.strip()), "")
