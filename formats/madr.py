@@ -555,7 +555,7 @@ class _Reader:
         """Open a status section at ``## Status`` (any level below the
         title's), its value the status when the heading states one."""
         found = STATUS_HEADING_RE.fullmatch((heading["text"] or "").strip())
-        if found is None or self.title_line is None:
+        if found is None:
             return False
         self.status_section = self.removed = True
         value = (found["value"] or "").strip(" *_")

@@ -50,7 +50,8 @@ NAMED_RES = [
 YEAR_FIRST_RE = re.compile(r"(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<day>\d{1,2})")
 # 01/06/2019, 1.6.2019, 01-06-2019, 10/04/18
 NUMERIC_RE = re.compile(
-    r"(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})"
+    r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)"
+    r"(?P<y>\d{4}|\d{2})(?!\d)"
 )
 DAY_FIRST, MONTH_FIRST = "day first", "month first"
 # A date written at the start of a longer text: "2020-01-01 (updated …)".
