@@ -312,9 +312,8 @@ def parse_decision(name, text, *, date_order=None):
     if not parsed.title:
         _title_from_name(parsed, reader)
     written = _pop(front, "status")
-    front_status = (
-        [] if written is None else [[(_text(written), reader.front_lines["status"])]]
-    )
+    said = _text(written).strip()
+    front_status = [[(said, reader.front_lines["status"])]] if said else []
     history = _pop(front, "status-history")
     _read_status(parsed, front_status, reader.statuses)
     if history is not None and _text(history).strip():
@@ -440,10 +439,12 @@ def _front_matter(parsed, lines):
         return {}, 0
     written = [line.rstrip("\r") for line in lines[1:end]]
     try:
-        front = load_front_matter("\n".join(written)) or {}
+        front = load_front_matter("\n".join(written))
     except safe_yaml.YAMLRefused as error:
         parsed.note(error.line + 1, f"the front matter is not YAML: {error}")
         return _unmapped(parsed, written), end + 1
+    if front is None:
+        return {}, end + 1
     if not isinstance(front, dict):
         return _unmapped(parsed, written), end + 1
     return front, end + 1
@@ -571,7 +572,11 @@ class _Reader:
             return
         found = META_RE.fullmatch(line)
         if found is not None and found["key"].lower() != "status":
-            if self._date_line(found, number):
+            # "Proposed 2020-01-01" in a status section is a status.
+            colon = line[found.end("key") :].lstrip("*_ \t").startswith(":")
+            if (colon or found["key"].lower() == "date") and self._date_line(
+                found, number
+            ):
                 return
         elif found is not None:
             line = found["value"]
@@ -731,32 +736,24 @@ def _read_status(parsed, front, body):
     """The status, from the front matter's, else the body's first paragraph
     stating one (``front`` and ``body``: paragraphs of (text, line)); the
     further paragraphs are its history. Every paragraph's relations are
-    recorded."""
-    implied, chosen, history, date = "", None, [], None
+    recorded; a first paragraph stating only relations ("Superseded by …")
+    is the status, and the paragraphs after it its history."""
+    implied, chosen, history = "", None, []
     for source in (front, body):
         restated = bool(front) and source is body
         for index, paragraph in enumerate(source):
-            words = []
-            for text, line in paragraph:
-                found = []
-                for clause in filter(None, map(str.strip, CLAUSE_RE.split(text))):
-                    relation = _relation(parsed, clause, line)
-                    if relation is None:
-                        found.append(clause)
-                    elif relation == (Kind.SUPERSEDES, True):
-                        implied = DecisionStatus.SUPERSEDED
-                if found:
-                    words.append(("; ".join(found), line))
-            if not words or (restated and index == 0):
+            words, superseded = _paragraph_words(parsed, paragraph)
+            implied = implied or superseded
+            if restated and index == 0:
                 # The body's own status, where the front matter states one,
                 # is a disagreement noted, not history.
                 continue
             if chosen is None:
                 chosen = words
-            else:
+            elif words:
                 history.append("\n".join(text for text, _ in paragraph))
     parsed.status_history = "\n\n".join(history)
-    if chosen is None:
+    if not chosen:
         parsed.status = implied
         return
     written = " ".join(text for text, _ in chosen)
@@ -777,6 +774,24 @@ def _read_status(parsed, front, body):
     elif not exact and not place_status(unlinked(written))[1]:
         parsed.note(line, f"status {written[:200]!r} read as {parsed.status}")
     _status_pointers(parsed, written, line)
+
+
+def _paragraph_words(parsed, paragraph):
+    """``(words, implied)``: a status paragraph's clauses that are no
+    relation, as (text, line) by line, and the status its relations imply
+    (superseded, for a "superseded by"), recording its relations."""
+    words, implied = [], ""
+    for text, line in paragraph:
+        found = []
+        for clause in filter(None, map(str.strip, CLAUSE_RE.split(text))):
+            relation = _relation(parsed, clause, line)
+            if relation is None:
+                found.append(clause)
+            elif relation == (Kind.SUPERSEDES, True):
+                implied = DecisionStatus.SUPERSEDED
+        if found:
+            words.append(("; ".join(found), line))
+    return words, implied
 
 
 def _status_pointers(parsed, written, line):
@@ -1190,6 +1205,26 @@ def format_decision(decision, relations, shape="madr", name=""):
     file's, whose number an adr-tools title repeats.
     """
     status = decision.status_text or decision.status
+    in_front = shape == "madr"
+    head = _front_matter_head(decision, relations, shape, status)
+    if in_front:
+        return f"{head}# {decision.title}\n{_after(decision.body)}"
+    date = decision.decided_on.isoformat() if decision.decided_on else ""
+    if shape == DecisionFormat.MADR2:
+        bullets = [
+            f"* Status: {status}" if status else "",
+            f"* Date: {date}" if date else "",
+        ]
+        lines = "\n".join(filter(None, bullets))
+        lines = f"\n{lines}\n" if lines else ""
+        return f"{head}# {decision.title}\n{lines}{_after(decision.body)}"
+    return (
+        f"{head}{_adr_tools_head(decision, status, date, name)}{_after(decision.body)}"
+    )
+
+
+def _front_matter_head(decision, relations, shape, status):
+    """The front matter ``format_decision`` writes, or "" for none."""
     # An unreadable date was kept as written among the other facts.
     front = {}
     in_front = shape == "madr"
@@ -1216,20 +1251,7 @@ def format_decision(decision, relations, shape="madr", name=""):
             front, allow_unicode=True, sort_keys=False, default_flow_style=False
         )
         head = f"---\n{dumped}---\n"
-    if in_front:
-        return f"{head}# {decision.title}\n{_after(decision.body)}"
-    date = decision.decided_on.isoformat() if decision.decided_on else ""
-    if shape == DecisionFormat.MADR2:
-        bullets = [
-            f"* Status: {status}" if status else "",
-            f"* Date: {date}" if date else "",
-        ]
-        lines = "\n".join(filter(None, bullets))
-        lines = f"\n{lines}\n" if lines else ""
-        return f"{head}# {decision.title}\n{lines}{_after(decision.body)}"
-    return (
-        f"{head}{_adr_tools_head(decision, status, date, name)}{_after(decision.body)}"
-    )
+    return head
 
 
 def _after(body):

@@ -154,41 +154,61 @@ def _import_log(folder, entry, *, user, via, report=None, skip=()):
 
 def _match(parsed_files, existing, problems, log):
     """Each file with its record of ``log``: by file name, else by number
-    (and place among files of its number); files named by date that are new
-    take numbers after the highest, in date-and-name order."""
+    (and place among files of its number); files named by date, or by no
+    number, that are new take numbers after the highest, in date-and-name
+    order."""
     by_name = {decision.source_name: decision for decision in existing}
     by_number = {(decision.number, decision.twin): decision for decision in existing}
-    matches, claimed = [], {}
+    matches, claimed = [], set()
     named = {parsed.name for parsed in parsed_files}
     for parsed in parsed_files:
-        decision = by_name.get(parsed.name)
+        decision = _record_of(parsed, by_name, by_number, named, claimed)
         if decision is None:
-            decision = by_number.get((parsed.number, parsed.twin))
-            # A record imported from a file still in the folder is that file's.
-            if decision is not None and decision.source_name in named:
-                decision = None
-        if decision is not None and decision.pk in claimed:
-            decision = None
-        numbered = parsed.number is not None
-        if decision is None and numbered and (parsed.number, parsed.twin) in by_number:
-            # Its number's place is another file's: it takes the next free one.
-            parsed.twin = 1 + max(
-                twin for number, twin in by_number if number == parsed.number
-            )
-            parsed.note(
-                0,
-                f"number {parsed.number} is another file's in the record: a "
-                f"record of its own, the number's {parsed.twin}",
-            )
-        if numbered:
+            _take_a_free_place(parsed, by_number)
+        else:
+            claimed.add(decision.pk)
+        if parsed.number is not None:
             by_number.setdefault((parsed.number, parsed.twin), None)
-        if decision is not None:
-            claimed[decision.pk] = parsed.name
         new = DecisionRecord(log=log)
         matches.append(_Match(parsed, decision or new, is_new=decision is None))
+    _number_unnumbered(matches, by_number)
+    for match in matches:
+        if match.is_new:
+            match.decision.number = match.parsed.number
+            match.decision.twin = match.parsed.twin
+    return matches
+
+
+def _record_of(parsed, by_name, by_number, named, claimed):
+    """The record a file is, by its name, else by its number's place (unless
+    that record is another file's of the folder); None for a new one."""
+    decision = by_name.get(parsed.name)
+    if decision is None:
+        decision = by_number.get((parsed.number, parsed.twin))
+        # A record imported from a file still in the folder is that file's.
+        if decision is not None and decision.source_name in named:
+            decision = None
+    if decision is not None and decision.pk in claimed:
+        return None
+    return decision
+
+
+def _take_a_free_place(parsed, by_number):
+    """A new file whose number's place another file has takes the next one."""
+    if parsed.number is None or (parsed.number, parsed.twin) not in by_number:
+        return
+    parsed.twin = 1 + max(twin for number, twin in by_number if number == parsed.number)
+    parsed.note(
+        0,
+        f"number {parsed.number} is another file's in the record: a record of "
+        f"its own, the number's {parsed.twin}",
+    )
+
+
+def _number_unnumbered(matches, by_number):
     highest = max(
         [number for number, _ in by_number if number is not None]
-        + [parsed.number or 0 for parsed in parsed_files],
+        + [match.parsed.number or 0 for match in matches],
         default=0,
     )
     dated = [match for match in matches if match.is_new and match.parsed.number is None]
@@ -203,11 +223,6 @@ def _match(parsed_files, existing, problems, log):
         start=1,
     ):
         match.parsed.number = highest + offset
-    for match in matches:
-        if match.is_new:
-            match.decision.number = match.parsed.number
-            match.decision.twin = match.parsed.twin
-    return matches
 
 
 def _place_twins(matches, user, via):
