@@ -397,10 +397,6 @@ def _read_date(parsed, front, reader):
         parsed.decided_on = parsed.dated
 
 
-def _has(front, name):
-    return any(str(key).lower() == name for key in front)
-
-
 def _note_disagreement(parsed, what, front_said, body_said):
     if not front_said or not body_said:
         return
@@ -857,11 +853,6 @@ def place_status(written):
     """``(status, exact)``: the status ``written`` says ("" if none of ours),
     and whether it says it in our own word."""
     status, exact, _ = read_status(written)
-    if status and not exact:
-        # Our word and nothing but punctuation: "Accepted!", "**Accepted**".
-        exact = status_words(written).strip(" .!,:;").lower() == status and (
-            written.strip(" .").lower() == status
-        )
     return status, exact
 
 
