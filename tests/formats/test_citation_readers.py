@@ -94,8 +94,10 @@ def typed(db):
             source_identifier="",
             published=True,
         ),
-        # Known only as the citation prints it.
-        DocumentFactory(number=991, authors="Chen et al.", published=True),
+        # Known only as the citation prints it; of another year than the seed's
+        # "Chen et al. (2016)", which a style would otherwise tell apart as
+        # 2016a and 2016b.
+        DocumentFactory(number=991, authors="Chen et al.", year=2019, published=True),
     ]
 
 
