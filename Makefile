@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,15 +64,19 @@ worker: $(VENV)/.installed
 	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
-## TEST_WORKERS processes (pytest-xdist), each with its own test database, with
-## the coverage of the project's code; what CI runs
-## (`make test COVERAGE=` leaves the coverage out, as CI's second run does). A
-## worker that runs out of tests takes queued ones from the other (worksteal):
-## the browser journeys and the worker tests take seconds each, the rest less.
+## TEST_WORKERS processes (pytest-xdist), each with its own test database; what
+## CI runs, on both databases. A worker that runs out of tests takes queued ones
+## from the other (worksteal): the browser journeys and the worker tests take
+## seconds each, the rest less.
 TEST_WORKERS ?= 2
-COVERAGE ?= --cov --cov-report=term
+COVERAGE ?=
 test: $(VENV)/.installed-dev
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal $(COVERAGE)
+
+## coverage: the full test suite with the coverage of the project's code, by
+## file (about two and a half times as long as `make test`, so not in CI)
+coverage: $(VENV)/.installed-dev
+	$(MAKE) test COVERAGE="--cov --cov-report=term"
 
 ## test-fast: the tests that need neither Chromium, Redis, varnishd nor worker
 ## processes of their own (pytest markers, see pyproject.toml)
