@@ -37,6 +37,7 @@ from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
 from actions import pages
+from actions.people import link_documents
 from actions.staging import Staging, analysed
 from actions.steps import audited, require
 from catalogue.citations import source_key
@@ -302,6 +303,10 @@ class DocumentWriter:
         entries += self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
         entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
+        # People are linked once the rows are in the record, versions too.
+        self.staging.then(
+            lambda: link_documents(documents, user=self.user, via=self.via)
+        )
 
     def _write_tags(self, writes, *, new):
         """Set each document's tags to the names given, as ``tags.set()`` would:

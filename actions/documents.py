@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import pages
+from actions.people import link_documents
 from actions.steps import (
     Step,
     audited,
@@ -172,6 +173,7 @@ def save_document(*, document, user, tags=None, via=""):
         if tags is not None:
             document.tags.set(tags, clear=False)
         write_references(documents=[document])
+        link_documents([document], user=user, via=via)
     return document
 
 
@@ -205,6 +207,7 @@ def _edit_in_place(document, changes):
     document.save()
     if "tags" in changes:
         document.tags.set(list(changes["tags"]), clear=False)
+    link_documents([document])
 
 
 def _hold_as_revision(document, revision, user, changes, note):
@@ -287,7 +290,9 @@ def _publish_first(document, user, note):
     # A new public document changes its registry's total, printed on every
     # topic page, and may bring a tag into the public filters.
     pages.changed(document, listing=True)
-    return _save_version(document, user, note, published_at, writer)
+    version = _save_version(document, user, note, published_at, writer)
+    link_documents([document], user=user)
+    return version
 
 
 def _creator(document):
@@ -314,11 +319,13 @@ def _publish_revision(document, revision, user, note):
         revision.note = note
     publish_held(revision, user=user, at=published_at)
     pages.changed(document, before=before, listing=tags_change)
-    if not raises:
-        return None
-    return _save_version(
-        document, user, revision.note, published_at, revision.created_by
-    )
+    version = None
+    if raises:
+        version = _save_version(
+            document, user, revision.note, published_at, revision.created_by
+        )
+    link_documents([document], user=user)
+    return version
 
 
 def _save_version(document, user, note, published_at, writer):

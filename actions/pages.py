@@ -11,6 +11,10 @@ pages to scopes, so the layer that writes the record imports no view.
   changed document or decision record (with ``before=`` and ``listing=``) and
   returning the scopes it affects.
 
+- ``PAGE_CACHE_PEOPLE_SCOPES``: the dotted path of a function taking people
+  and the documents that name them and returning the scopes a change to those
+  people (a merge, a split, a new name) affects.
+
 - ``PAGE_CACHE_OWN_PAGE_SCOPES``: the dotted path of a function taking
   document pks and returning the scopes of those documents' own pages alone
   (what their related work shows on).
@@ -34,7 +38,13 @@ from django.utils.module_loading import import_string
 from catalogue.models import Document
 from pagecache.generations import expire, expire_everything
 
-__all__ = ["before_change", "changed", "everything_changed", "own_pages_changed"]
+__all__ = [
+    "before_change",
+    "changed",
+    "everything_changed",
+    "own_pages_changed",
+    "people_changed",
+]
 
 _told = threading.local()
 
@@ -74,6 +84,12 @@ def own_pages_changed(pks):
     """Expire the own pages of the documents ``pks`` (their related work
     changed), and nothing else."""
     expire(*import_string(settings.PAGE_CACHE_OWN_PAGE_SCOPES)(pks))
+
+
+def people_changed(persons, documents=()):
+    """Expire the pages that show ``persons`` (merged, split or renamed) and
+    those of ``documents``, which name them."""
+    expire(*import_string(settings.PAGE_CACHE_PEOPLE_SCOPES)(persons, documents))
 
 
 def _tell_after_commit(pk):

@@ -238,6 +238,7 @@ PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
 PAGE_CACHE_BEFORE_CHANGE = "public.scopes.before_change"
 PAGE_CACHE_CHANGE_SCOPES = "public.scopes.change_scopes"
 PAGE_CACHE_OWN_PAGE_SCOPES = "public.scopes.own_page_scopes"
+PAGE_CACHE_PEOPLE_SCOPES = "public.scopes.people_scopes"
 # Told of the documents each change touched, once it commits: related work is
 # recomputed in the background (empty: never on a change, only by command).
 RECORD_CHANGED = env.read("RECORD_CHANGED")

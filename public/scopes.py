@@ -13,6 +13,8 @@ registries, topics, imports):
   totals and the public tags offered as filters);
 - ``lists``: the full index, unfiled, registries, tags, feeds, sitemaps,
   search and the statistics;
+- ``people``: the people pages, besides the lists (a person's page shows
+  their documents as the lists do, so it takes ``lists`` too);
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
@@ -25,6 +27,7 @@ from pagecache.generations import EVERYTHING
 LISTING = "listing"
 LISTS = "lists"
 DECISIONS = "decisions"
+PEOPLE = "people"
 
 
 def topic_scope(slug):
@@ -137,7 +140,7 @@ SCOPE_PATHS = {
     EVERYTHING: ["/*"],
     LISTS: [
         *("/", "/search/*", "/statistics/*", "/feed/*", "/sitemap*"),
-        *("/registries/*", "/tags/*", "/unfiled/*"),
+        *("/registries/*", "/tags/*", "/unfiled/*", "/people/*", "/venues/*"),
         *("/api/documents/", "/api/documents/?*", "/api/topics/*"),
         *("/api/registries/*", "/api/tags/*"),
     ],
@@ -146,6 +149,7 @@ SCOPE_PATHS = {
         *("/api/documents/", "/api/documents/?*", "/api/tags/*"),
     ],
     DECISIONS: ["/decisions/*", "/sitemap*", "/api/decision-logs/*"],
+    PEOPLE: ["/people/*", "/api/people/*", "/search/*"],
 }
 SCOPE_PREFIX_PATHS = {
     "topic": ["/topics/{}/*"],
@@ -208,6 +212,15 @@ def _naming_scopes(identifier, log=None):
         name.key == identifier.key for name in find_names(preface.text)
     ):
         scopes.add(EVERYTHING)
+    return scopes
+
+
+def people_scopes(persons, documents=()):
+    """The scopes a change to ``persons`` affects: the people pages, the
+    lists (search lists people) and the pages of ``documents``, which link
+    their authors."""
+    scopes = {PEOPLE, LISTS}
+    scopes.update(document_scope(document.identifier) for document in documents)
     return scopes
 
 

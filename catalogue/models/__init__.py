@@ -28,6 +28,14 @@ from catalogue.models.decision import (
 )
 from catalogue.models.document import CitedText, Document, DocumentQuerySet
 from catalogue.models.notice import DocumentNotice
+from catalogue.models.person import (
+    Authorship,
+    Person,
+    PersonAddress,
+    PersonProposal,
+    PersonState,
+    ProposalStatus,
+)
 from catalogue.models.reference import BrokenReference, Reference
 from catalogue.models.registry import PREFIX_VALIDATOR, Registry, RegistryCount
 from catalogue.models.related import (
@@ -47,6 +55,7 @@ __all__ = [
     "PREFIX_VALIDATOR",
     "PUBLIC_STATUSES",
     "RELATED_STATUSES",
+    "Authorship",
     "BrokenReference",
     "CandidateMember",
     "CandidateTopic",
@@ -65,7 +74,12 @@ __all__ = [
     "DocumentQuerySet",
     "DocumentStatus",
     "DocumentVersion",
+    "Person",
+    "PersonAddress",
+    "PersonProposal",
+    "PersonState",
     "Preface",
+    "ProposalStatus",
     "PublicationType",
     "Reference",
     "Registry",

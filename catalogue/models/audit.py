@@ -15,6 +15,7 @@ from catalogue.models.decision import (
     DecisionRevision,
 )
 from catalogue.models.document import Document
+from catalogue.models.person import Person, PersonAddress, PersonProposal
 from catalogue.models.registry import Registry
 from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
@@ -31,6 +32,9 @@ auditlog.register(DecisionRecord, exclude_fields=["updated_at"])
 auditlog.register(DecisionRevision, exclude_fields=["updated_at"])
 auditlog.register(DecisionRelation)
 auditlog.register(DecisionImage, exclude_fields=["data"])
+auditlog.register(Person, exclude_fields=["updated_at"])
+auditlog.register(PersonAddress, m2m_fields={"persons"})
+auditlog.register(PersonProposal)
 auditlog.register(Preface, exclude_fields=["updated_at"])
 # Tags are renamed and merged in the admin; their names show on public pages.
 auditlog.register(Tag)

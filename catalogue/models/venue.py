@@ -1,4 +1,5 @@
 from django.db import models
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import PublicationType
@@ -24,6 +25,11 @@ class Venue(NulRefused, models.Model):
             "The venue's whole name, ‘IEEE Transactions on Automatic Control’."
         ),
     )
+    slug = models.SlugField(
+        max_length=100,
+        unique=True,
+        help_text=_("The venue's page, /venues/<slug>/: ‘osdi’, ‘ieee-tac’."),
+    )
     kind = models.CharField(
         max_length=20,
         choices=PublicationType,
@@ -45,3 +51,6 @@ class Venue(NulRefused, models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_absolute_url(self):
+        return reverse("catalogue:venue-detail", kwargs={"slug": self.slug})

@@ -76,8 +76,9 @@ class VenueAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
     """The known venues: a citation naming one (``OSDI ‘20``) is read at
     import into the document's venue and type."""
 
-    list_display = ["name", "full_name", "kind", "doi_prefix"]
+    list_display = ["name", "slug", "full_name", "kind", "doi_prefix"]
     list_filter = ["kind"]
+    prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name", "full_name", "doi_prefix"]
 
 

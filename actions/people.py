@@ -1,0 +1,768 @@
+"""People: each author position linked to a person, and the editors' verbs.
+
+Linking (``link_documents``, ``link_record``) reads each author position of
+a document (its author list, else its citation's names) and of each of its
+versions, and links it to a person, never guessing silently:
+
+- a position whose name carries an ORCID iD a person holds is that person;
+- a person already named by the same spelling (``catalogue.names.name_key``)
+  is linked when there is evidence: a co-author, a topic or a venue the
+  position's document shares with one of that person's documents;
+- the same spelling with no evidence makes a new person, and beside it a
+  *proposal* on the editors' desk that the two are one;
+- a variant spelling (``Y. Liu`` for ``Yang Liu``) with evidence makes a new
+  person and a proposal too, never a link;
+- anything else makes a new person.
+
+A position whose name is unchanged keeps its person, so an editor's merges
+and splits survive every later import. Linking is derived from the text, so
+it runs inside the action that changed the text and is audited with it: a
+new person or proposal gets its audit entry in the same transaction.
+
+The editors' verbs (``merge_people``, ``split_person``, ``edit_person``,
+``accept_proposal``, ``reject_proposal``) each check the actor's permission,
+run in one transaction, are audited, and expire the pages that show the
+people through the outbox. A person's former address is kept as a
+``PersonAddress``: it answers 301 to the one person it now names, or lists
+the people a split name names.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from auditlog.cid import get_cid
+from auditlog.diff import model_instance_diff
+from auditlog.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from actions import pages
+from actions.steps import audited, require
+from catalogue.identifiers import permanent_form
+from catalogue.models import (
+    Authorship,
+    Document,
+    DocumentVersion,
+    Person,
+    PersonAddress,
+    PersonProposal,
+    PersonState,
+    ProposalStatus,
+    Venue,
+)
+from catalogue.names import (
+    are_variants,
+    display_name,
+    family_of,
+    fold,
+    is_fuller,
+    name_key,
+    sort_name,
+)
+from catalogue.orcid import normalise_orcid, validate_orcid
+from catalogue.venues import read_venue
+
+__all__ = [
+    "accept_proposal",
+    "edit_person",
+    "link_documents",
+    "link_record",
+    "merge_people",
+    "reject_proposal",
+    "split_person",
+]
+
+MERGE = ("catalogue.merge_person", "merge and split people")
+CHANGE = ("catalogue.change_person", "change people")
+
+# Why a proposal names a person of the same name with no evidence.
+NO_EVIDENCE = "the same name, and no co-author, topic or venue in common"
+
+# Documents read and linked at a time by ``link_record``.
+CHUNK = 2000
+
+
+@dataclass
+class _Known:
+    """What the linker knows of one person: the spellings and families their
+    positions show, their co-authors' families, topics, venues, and one
+    document of theirs to name in a proposal."""
+
+    pk: int
+    name: dict
+    keys: set = field(default_factory=set)
+    coauthors: set = field(default_factory=set)
+    topics: set = field(default_factory=set)
+    venues: set = field(default_factory=set)
+    example: str = ""
+
+
+class PeopleIndex:
+    """The people the linker may link to, loaded for the families it meets
+    (or all of them), and kept up to date as it links."""
+
+    def __init__(self):
+        self.people = {}
+        self.by_key = defaultdict(list)
+        self.by_family = defaultdict(list)
+        self.by_orcid = {}
+        self.slugs = set()
+        self.loaded_families = set()
+        self.everything = False
+
+    @classmethod
+    def of_everyone(cls):
+        index = cls()
+        index._load(Authorship.objects.filter(version__isnull=True), Person.objects)
+        index.slugs = set(Person.objects.values_list("slug", flat=True))
+        index.slugs |= set(PersonAddress.objects.values_list("slug", flat=True))
+        index.everything = True
+        return index
+
+    def need(self, families):
+        """Load the people whose positions show any of ``families``."""
+        if self.everything:
+            return
+        families = set(families) - self.loaded_families
+        if not families:
+            return
+        self.loaded_families |= families
+        documents = Authorship.objects.filter(
+            version__isnull=True, family__in=families
+        ).values("document")
+        persons = Person.objects.filter(
+            Q(authorships__family__in=families) | Q(pk__in=self.people.keys())
+        ).distinct()
+        self._load(
+            Authorship.objects.filter(version__isnull=True, document__in=documents),
+            persons,
+        )
+
+    def _load(self, authorships, persons):
+        for pk, name, orcid in persons.values_list("pk", "name", "orcid"):
+            self._person(pk, name, orcid)
+        rows = authorships.values_list(
+            "document",
+            "person",
+            "key",
+            "family",
+            "document__topic",
+            "document__known_venue",
+            "document__registry__prefix",
+            "document__number",
+        ).order_by("document", "position")
+        by_document = defaultdict(list)
+        for row in rows:
+            by_document[row[0]].append(row)
+        for positions in by_document.values():
+            families = [row[3] for row in positions]
+            for _, person, key, family, topic, venue, prefix, number in positions:
+                known = self.people.get(person)
+                if known is None:
+                    continue
+                self._add_key(known, key, family)
+                known.coauthors.update(f for f in families if f != family)
+                if topic:
+                    known.topics.add(topic)
+                if venue:
+                    known.venues.add(venue)
+                known.example = known.example or permanent_form(prefix, number)
+
+    def _person(self, pk, name, orcid=""):
+        known = self.people.get(pk)
+        if known is None:
+            known = self.people[pk] = _Known(pk, name)
+            self._add_key(known, name_key(name), family_of(name))
+            if orcid:
+                self.by_orcid[orcid] = pk
+        return known
+
+    def _add_key(self, known, key, family):
+        if key not in known.keys:
+            known.keys.add(key)
+            self.by_key[key].append(known.pk)
+            if known.pk not in self.by_family[family]:
+                self.by_family[family].append(known.pk)
+
+    def rekey(self, real):
+        """Give the people known by stand-in pks their real ones."""
+        if not real:
+            return
+        for stand_in, pk in real.items():
+            known = self.people.pop(stand_in)
+            known.pk = pk
+            self.people[pk] = known
+        for table in (self.by_key, self.by_family):
+            for pks in table.values():
+                pks[:] = [real.get(pk, pk) for pk in pks]
+
+    def taken(self, base):
+        """Whether the slug ``base`` names a person or a former address."""
+        if base in self.slugs:
+            return True
+        if not self.everything and (
+            Person.objects.filter(slug=base).exists()
+            or PersonAddress.objects.filter(slug=base).exists()
+        ):
+            self.slugs.add(base)
+            return True
+        return False
+
+    def free_slug(self, name, affiliation=""):
+        """A slug for a new person called ``name``: ``yang-liu``, else
+        ``yang-liu-<affiliation>``, else ``yang-liu-2``, ``yang-liu-3``…"""
+        base = slugify(fold(display_name(name)))[:180].strip("-") or "person"
+        choices = [base]
+        if affiliation:
+            choices.append(f"{base}-{slugify(fold(affiliation))}"[:190].strip("-"))
+        for slug in choices:
+            if not self.taken(slug):
+                self.slugs.add(slug)
+                return slug
+        number = 2
+        while self.taken(f"{base}-{number}"):
+            number += 1
+        self.slugs.add(f"{base}-{number}")
+        return f"{base}-{number}"
+
+
+@dataclass
+class _Position:
+    document: Document
+    version_id: int | None
+    position: int
+    name: dict
+
+    @property
+    def key(self):
+        return name_key(self.name)
+
+    @property
+    def family(self):
+        return family_of(self.name)
+
+
+def positions_of(document):
+    """The author positions of ``document``'s text, as CSL names."""
+    authors, _ = document.known_authors
+    return [dict(author) for author in authors]
+
+
+def _evidence(index, person_pk, document, families):
+    """Why ``document``'s position may be the person ``person_pk``: a shared
+    co-author, topic or venue, as words; "" for none."""
+    known = index.people[person_pk]
+    shared = sorted(known.coauthors & families)
+    if shared:
+        return f"shared co-author {shared[0].title()}"
+    if document.topic_id and document.topic_id in known.topics:
+        return f"shared topic {document.topic}"
+    if document.known_venue_id and document.known_venue_id in known.venues:
+        return f"shared venue {document.known_venue}"
+    return ""
+
+
+class Linker:
+    """Links positions to people, collecting what it makes for one write."""
+
+    def __init__(self, index=None, *, user=None, via=""):
+        self.index = index or PeopleIndex()
+        self.user = user
+        self.via = via
+        self.new_people = []
+        self.new_authorships = []
+        self.new_proposals = []  # (authorship, candidate pk, reason)
+        self.renamed = []  # positions whose spelling changed, not their key
+        self.stale = []  # pks of positions whose name changed
+
+    def link(self, document, versions=(), current=None):
+        """Link ``document``'s positions and those of ``versions`` (its
+        versions with no positions linked yet); ``current``: its positions
+        linked now, by position."""
+        names = positions_of(document)
+        self.index.need({family_of(name) for name in names})
+        kept = {}
+        for position, authorship in (current or {}).items():
+            name = names[position] if position < len(names) else None
+            if name is not None and name_key(name) == authorship.key:
+                if authorship.name != name:
+                    authorship.name = name
+                    self.renamed.append(authorship)
+                kept[position] = authorship.person_id
+            else:
+                self.stale.append(authorship.pk)
+        families = {family_of(name) for name in names}
+        by_key = {name_key(names[position]): pk for position, pk in kept.items()}
+        for position, name in enumerate(names):
+            if position in kept:
+                continue
+            spot = _Position(document, None, position, name)
+            authorship = self._link_one(spot, families - {spot.family})
+            by_key.setdefault(spot.key, authorship.person_id)
+        for version in versions:
+            for position, name in enumerate(version.known_authors[0]):
+                spot = _Position(document, version.pk, position, dict(name))
+                person = by_key.get(spot.key)
+                if person is not None:
+                    self._add_authorship(spot, person)
+                else:
+                    self._link_one(spot, families - {spot.family})
+
+    def _link_one(self, spot, families):
+        index, document = self.index, spot.document
+        orcid = normalise_orcid(str(spot.name.get("ORCID", "")))
+        if orcid and orcid in index.by_orcid:
+            return self._add_authorship(spot, index.by_orcid[orcid])
+        same = index.by_key.get(spot.key, [])
+        evidenced = [
+            (pk, why)
+            for pk in same
+            if (why := _evidence(index, pk, document, families))
+        ]
+        if evidenced:
+            return self._add_authorship(spot, evidenced[0][0], families)
+        person = self._new_person(spot.name)
+        authorship = self._add_authorship(spot, person, families)
+        if spot.version_id is not None:
+            return authorship
+        if same:
+            self._propose(authorship, document, same[0], NO_EVIDENCE)
+            return authorship
+        for pk in index.by_family.get(spot.family, []):
+            known = index.people[pk]
+            if pk == person or not are_variants(spot.name, known.name):
+                continue
+            if why := _evidence(index, pk, document, families):
+                self._propose(authorship, document, pk, why)
+                break
+        return authorship
+
+    def _new_person(self, name):
+        """A new inferred person called ``name``, known by a stand-in pk (a
+        negative number) until ``write`` inserts them all at once."""
+        person = Person(
+            name=name, slug=self.index.free_slug(name), state=PersonState.INFERRED
+        )
+        stand_in = -(len(self.new_people) + 1)
+        self.new_people.append(person)
+        self.index._person(stand_in, name)
+        return stand_in
+
+    def _add_authorship(self, spot, person_pk, families=()):
+        authorship = Authorship(
+            document_id=spot.document.pk,
+            version_id=spot.version_id,
+            position=spot.position,
+            name=spot.name,
+            key=spot.key,
+            family=spot.family,
+            person_id=person_pk,
+        )
+        self.new_authorships.append(authorship)
+        if spot.version_id is None:
+            known = self.index.people[person_pk]
+            self.index._add_key(known, spot.key, spot.family)
+            known.coauthors |= set(families)
+            if spot.document.topic_id:
+                known.topics.add(spot.document.topic_id)
+            if spot.document.known_venue_id:
+                known.venues.add(spot.document.known_venue_id)
+            known.example = known.example or str(spot.document.identifier)
+        return authorship
+
+    def _propose(self, authorship, document, candidate_pk, why):
+        known = self.index.people[candidate_pk]
+        reason = (
+            f"{display_name(authorship.name)} in {document.identifier} may be "
+            f"{display_name(known.name)} of {known.example}: {why}"
+        )
+        self.new_proposals.append((authorship, candidate_pk, reason[:500]))
+
+    def write(self):
+        """Write what linking made: the people, their positions, then the
+        proposals, with the audit entries of the people and proposals."""
+        if self.stale:
+            Authorship.objects.filter(pk__in=self.stale).delete()
+        Authorship.objects.bulk_update(self.renamed, ["name"], batch_size=2000)
+        for person in self.new_people:
+            person.display_name = display_name(person.name)
+            person.sort_name = sort_name(person.name)
+        Person.objects.bulk_create(self.new_people, batch_size=2000)
+        real = {-(n + 1): person.pk for n, person in enumerate(self.new_people)}
+        self.index.rekey(real)
+        for authorship in self.new_authorships:
+            authorship.person_id = real.get(authorship.person_id, authorship.person_id)
+        Authorship.objects.bulk_create(self.new_authorships, batch_size=2000)
+        proposals = [
+            PersonProposal(
+                authorship=authorship, candidate_id=real.get(pk, pk), reason=reason
+            )
+            for authorship, pk, reason in self.new_proposals
+        ]
+        PersonProposal.objects.bulk_create(proposals, batch_size=2000)
+        _log_created(self.new_people, self.user, self.via)
+        _log_created(proposals, self.user, self.via)
+        made = len(self.new_people)
+        self.new_people, self.new_authorships, self.new_proposals = [], [], []
+        self.renamed, self.stale = [], []
+        return made, proposals
+
+
+def _log_created(objects, user, via):
+    """The audit entries saving ``objects`` one by one would have logged."""
+    if not objects:
+        return
+    content_type = ContentType.objects.get_for_model(type(objects[0]))
+    cid = get_cid()
+    now = timezone.now()
+    LogEntry.objects.bulk_create(
+        [
+            LogEntry(
+                content_type=content_type,
+                object_pk=str(obj.pk),
+                object_id=obj.pk,
+                object_repr=str(obj)[:2000],
+                action=LogEntry.Action.CREATE,
+                changes=model_instance_diff(None, obj, use_json_for_changes=True),
+                actor=user if getattr(user, "is_authenticated", False) else None,
+                cid=cid,
+                additional_data={"via": via} if via else None,
+                timestamp=now,
+            )
+            for obj in objects
+        ],
+        batch_size=2000,
+    )
+
+
+def _read_known_venue(documents, venues=None):
+    """Set each document's known venue from its venue and citation, as
+    imports read them (``catalogue.venues``); returns those that changed."""
+    venues = list(Venue.objects.all()) if venues is None else venues
+    by_name = {fold(venue.name): venue for venue in venues}
+    by_name |= {fold(venue.full_name): venue for venue in venues if venue.full_name}
+    changed = []
+    for document in documents:
+        venue = by_name.get(fold(document.venue)) if document.venue else None
+        if venue is None:
+            read, _ = read_venue(
+                document.source_identifier, document.citation_note, venues
+            )
+            venue = by_name.get(fold(read)) or next(
+                (v for v in venues if read and fold(read).startswith(fold(v.name))),
+                None,
+            )
+        if (venue.pk if venue else None) != document.known_venue_id:
+            document.known_venue = venue
+            changed.append(document)
+    return changed
+
+
+def _link_chunk(documents, linker, venues):
+    """Link ``documents`` (read with their registry, topic and known venue)
+    through ``linker``; returns ``(people made, proposals)``."""
+    changed = _read_known_venue(documents, venues)
+    Document.objects.bulk_update(changed, ["known_venue"], batch_size=2000)
+    current = defaultdict(dict)
+    for authorship in Authorship.objects.filter(
+        document__in=documents, version__isnull=True
+    ):
+        current[authorship.document_id][authorship.position] = authorship
+    unlinked = defaultdict(list)
+    for version in DocumentVersion.objects.filter(document__in=documents).exclude(
+        authorships__isnull=False
+    ):
+        unlinked[version.document_id].append(version)
+    for document in documents:
+        linker.link(
+            document, unlinked.get(document.pk, ()), current.get(document.pk, {})
+        )
+    return linker.write()
+
+
+def _read(pks):
+    return list(
+        Document.objects.filter(pk__in=pks)
+        .select_related("registry", "topic", "known_venue")
+        .order_by("registry__prefix", "number")
+    )
+
+
+def link_documents(documents, *, user=None, via=""):
+    """Link the author positions of ``documents`` (and of their versions not
+    linked yet) to people, and each to its known venue. Runs inside the
+    caller's transaction, as part of the action that changed them; returns
+    the proposals it made."""
+    pks = [document.pk for document in documents if document.pk]
+    if not pks:
+        return []
+    with transaction.atomic(), audited(user, via):
+        linker = Linker(user=user, via=via)
+        proposals = []
+        for start in range(0, len(pks), CHUNK):
+            _, made = _link_chunk(
+                _read(pks[start : start + CHUNK]), linker, list(Venue.objects.all())
+            )
+            proposals += made
+        _forget_unnamed()
+    return proposals
+
+
+def _forget_unnamed():
+    """Delete the people the record inferred that no position names any more
+    (an edit changed the name they were made for)."""
+    Person.objects.filter(state=PersonState.INFERRED, authorships__isnull=True).exclude(
+        former_addresses__isnull=False
+    ).delete()
+
+
+def link_record(*, via="link_people", chunk=CHUNK):
+    """Link every document of the record, in number order, a chunk at a
+    time; returns ``(documents, people made, proposals made)``."""
+    index = PeopleIndex.of_everyone()
+    made = proposals = 0
+    pks = list(
+        Document.objects.order_by("registry__prefix", "number").values_list(
+            "pk", flat=True
+        )
+    )
+    venues = list(Venue.objects.all())
+    with transaction.atomic(), audited(None, via):
+        linker = Linker(index, via=via)
+        for start in range(0, len(pks), chunk):
+            people, made_proposals = _link_chunk(
+                _read(pks[start : start + chunk]), linker, venues
+            )
+            made += people
+            proposals += len(made_proposals)
+        _forget_unnamed()
+        pages.everything_changed(record=False)
+    return len(pks), made, proposals
+
+
+# The editors' verbs
+
+
+def _pages_of(persons, documents=()):
+    """Expire what shows ``persons``: the people pages and the lists (under
+    ``lists``), and the pages of ``documents`` that name them."""
+    pages.people_changed(persons, documents)
+
+
+def _documents_of(*persons):
+    return list(
+        Document.objects.filter(authorships__person__in=persons)
+        .select_related("registry")
+        .distinct()
+    )
+
+
+def _keep_address(slug, persons):
+    """``slug`` now names ``persons``: a redirect for one, a list for more."""
+    address, _ = PersonAddress.objects.get_or_create(slug=slug)
+    address.persons.set(persons)
+    return address
+
+
+def _readdress(source, target):
+    """Addresses naming ``source`` name ``target`` instead."""
+    for address in PersonAddress.objects.filter(persons=source):
+        address.persons.remove(source)
+        address.persons.add(target)
+
+
+def merge_people(*, source, target, user, via=""):
+    """Merge ``source`` into ``target``: every position of ``source`` becomes
+    ``target``'s, its address answers 301 to ``target``'s, and ``source`` is
+    gone. ``target`` keeps its name and ORCID iD, and takes ``source``'s iD,
+    affiliation and homepage when it has none."""
+    require(user, *MERGE, via=via)
+    with transaction.atomic(), audited(user, via):
+        source = Person.objects.select_for_update().get(pk=source.pk)
+        target = Person.objects.select_for_update().get(pk=target.pk)
+        if source.pk == target.pk:
+            raise ValidationError("A person cannot be merged into themself.")
+        if source.orcid and target.orcid and source.orcid != target.orcid:
+            raise ValidationError(
+                f"{source} ({source.orcid}) and {target} ({target.orcid}) hold "
+                "different ORCID iDs: they are two people.",
+                code="different_orcids",
+            )
+        documents = _documents_of(source, target)
+        Authorship.objects.filter(person=source).update(person=target)
+        # A proposal that the two are one is decided by the merge itself.
+        PersonProposal.objects.filter(
+            Q(authorship__person=target, candidate=target)
+        ).filter(status=ProposalStatus.OPEN).update(
+            status=ProposalStatus.ACCEPTED,
+            decided_at=timezone.now(),
+            decided_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        PersonProposal.objects.filter(candidate=source).update(candidate=target)
+        PersonProposal.objects.filter(
+            authorship__person=target, candidate=target
+        ).exclude(status=ProposalStatus.ACCEPTED).delete()
+        before = Person.objects.get(pk=target.pk)
+        for name in ["orcid", "affiliation", "homepage"]:
+            if not getattr(target, name) and getattr(source, name):
+                setattr(target, name, getattr(source, name))
+        if target.state == PersonState.INFERRED:
+            target.state = PersonState.ASSERTED
+        slug = source.slug
+        _readdress(source, target)
+        source.delete()
+        if model_instance_diff(before, target):
+            target.save()
+        _keep_address(slug, [target])
+        _pages_of([target], documents)
+    return target
+
+
+def split_person(*, person, groups, user, via=""):
+    """Split ``person`` into one person per group of their positions.
+
+    ``groups`` is a list of at least two lists of ``Authorship`` pks, which
+    between them hold every position of ``person``, each once. Each group
+    becomes a new person of the same name, with a slug of its own
+    (``yang-liu-2``, or ``yang-liu-<affiliation>`` when a group is given as
+    ``(pks, affiliation)``); the old address lists them all. The new people
+    are asserted: an editor told them apart. Returns them, in order.
+    """
+    require(user, *MERGE, via=via)
+    with transaction.atomic(), audited(user, via):
+        person = Person.objects.select_for_update().get(pk=person.pk)
+        groups = [
+            (list(group), "") if not isinstance(group, tuple) else group
+            for group in groups
+        ]
+        if len(groups) < 2 or any(not pks for pks, _ in groups):
+            raise ValidationError(
+                "A split needs at least two groups of positions, none empty.",
+                code="split_groups",
+            )
+        held = set(person.authorships.values_list("pk", flat=True))
+        given = [int(pk) for pks, _ in groups for pk in pks]
+        if len(given) != len(set(given)) or set(given) != held:
+            raise ValidationError(
+                f"Every position of {person} goes to exactly one of the new people.",
+                code="split_positions",
+            )
+        documents = _documents_of(person)
+        index = PeopleIndex()
+        index.slugs.add(person.slug)
+        made = []
+        for number, (pks, affiliation) in enumerate(groups):
+            new = Person(
+                name=person.name,
+                slug=index.free_slug(person.name, affiliation),
+                affiliation=affiliation,
+                homepage=person.homepage if number == 0 else "",
+                state=PersonState.ASSERTED,
+            )
+            new.save()
+            Authorship.objects.filter(pk__in=pks).update(person=new)
+            made.append(new)
+        PersonProposal.objects.filter(candidate=person).delete()
+        slug = person.slug
+        for address in PersonAddress.objects.filter(persons=person):
+            address.persons.remove(person)
+            address.persons.add(*made)
+        person.delete()
+        _keep_address(slug, made)
+        _pages_of(made, documents)
+    return made
+
+
+PERSON_FIELDS = ["name", "slug", "orcid", "affiliation", "homepage", "state"]
+
+
+def edit_person(*, person, user, changes, via=""):
+    """Change a person's name, slug, ORCID iD, affiliation, homepage or
+    state. A new slug keeps the old one as a redirect; ``verified`` needs an
+    ORCID iD, which an editor confirms by setting it."""
+    unknown = set(changes) - set(PERSON_FIELDS)
+    if unknown:
+        raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
+    require(user, *CHANGE, via=via)
+    with transaction.atomic(), audited(user, via):
+        person = Person.objects.select_for_update().get(pk=person.pk)
+        old_slug = person.slug
+        for name, value in changes.items():
+            if name == "orcid":
+                value = normalise_orcid(value) if value else ""
+                if value:
+                    validate_orcid(value)
+            setattr(person, name, value)
+        if person.state == PersonState.VERIFIED and not person.orcid:
+            raise ValidationError(
+                {"state": "Only a person with an ORCID iD can be verified."}
+            )
+        if person.slug != old_slug:
+            if (
+                PersonAddress.objects.filter(slug=person.slug)
+                .exclude(persons=person)
+                .exists()
+            ):
+                raise ValidationError(
+                    {"slug": f"/people/{person.slug}/ was another person's address."}
+                )
+            PersonAddress.objects.filter(slug=person.slug).delete()
+        person.full_clean()
+        person.save()
+        if person.slug != old_slug:
+            _keep_address(old_slug, [person])
+        _pages_of([person], _documents_of(person))
+    return person
+
+
+def accept_proposal(*, proposal, user, via=""):
+    """Accept that the position's person is the candidate: the two merge
+    into the candidate."""
+    require(user, *MERGE, via=via)
+    with transaction.atomic(), audited(user, via):
+        proposal = PersonProposal.objects.select_for_update().get(pk=proposal.pk)
+        _open(proposal)
+        source = proposal.authorship.person
+        target = proposal.candidate
+        proposal.status = ProposalStatus.ACCEPTED
+        proposal.decided_at = timezone.now()
+        proposal.decided_by = user
+        proposal.save()
+        if source.pk != target.pk:
+            merge_people(source=source, target=target, user=user, via=via)
+    return proposal
+
+
+def reject_proposal(*, proposal, user, via=""):
+    """Reject the proposal: the two stay two people, and the pair is never
+    proposed again."""
+    require(user, *MERGE, via=via)
+    with transaction.atomic(), audited(user, via):
+        proposal = PersonProposal.objects.select_for_update().get(pk=proposal.pk)
+        _open(proposal)
+        proposal.status = ProposalStatus.REJECTED
+        proposal.decided_at = timezone.now()
+        proposal.decided_by = user
+        proposal.save()
+    return proposal
+
+
+def _open(proposal):
+    if proposal.status != ProposalStatus.OPEN:
+        raise ValidationError(
+            f"The proposal is already {proposal.get_status_display().lower()}.",
+            code="proposal_decided",
+        )
+
+
+def fuller_name(names):
+    """The fullest spelling among ``names``."""
+    best = names[0]
+    for name in names[1:]:
+        if is_fuller(name, best):
+            best = name
+    return best
