@@ -31,6 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from auditlog.cid import get_cid
+from auditlog.context import auditlog_disabled, auditlog_value
 from auditlog.diff import model_instance_diff
 from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
@@ -46,6 +47,7 @@ from catalogue.identifiers import permanent_form
 from catalogue.models import (
     Authorship,
     Document,
+    DocumentVenue,
     DocumentVersion,
     Person,
     PersonAddress,
@@ -151,7 +153,7 @@ class PeopleIndex:
             "key",
             "family",
             "document__topic",
-            "document__known_venue",
+            "document__venue_listing__venue",
             "document__registry__prefix",
             "document__number",
         ).order_by("document", "position")
@@ -261,8 +263,9 @@ def _evidence(index, person_pk, document, families):
         return f"shared co-author {shared[0].title()}"
     if document.topic_id and document.topic_id in known.topics:
         return f"shared topic {document.topic}"
-    if document.known_venue_id and document.known_venue_id in known.venues:
-        return f"shared venue {document.known_venue}"
+    venue = document.listed_venue
+    if venue is not None and venue.pk in known.venues:
+        return f"shared venue {venue}"
     return ""
 
 
@@ -369,8 +372,8 @@ class Linker:
             known.coauthors |= set(families)
             if spot.document.topic_id:
                 known.topics.add(spot.document.topic_id)
-            if spot.document.known_venue_id:
-                known.venues.add(spot.document.known_venue_id)
+            if spot.document.listed_venue is not None:
+                known.venues.add(spot.document.listed_venue.pk)
             known.example = known.example or str(spot.document.identifier)
         return authorship
 
@@ -414,11 +417,17 @@ class Linker:
 
 def _log_created(objects, user, via):
     """The audit entries saving ``objects`` one by one would have logged."""
-    if not objects:
+    if not objects or auditlog_disabled.get():
         return
     content_type = ContentType.objects.get_for_model(type(objects[0]))
     cid = get_cid()
     now = timezone.now()
+    # A bulk insert sends no signal: the attribution in force (a request's
+    # user, an action's) is read here, as auditlog's receiver would.
+    attributed = auditlog_value.get(None) or {}
+    if not getattr(user, "is_authenticated", False):
+        user = attributed.get("actor")
+    extra = attributed.get("additional_data") or ({"via": via} if via else None)
     LogEntry.objects.bulk_create(
         [
             LogEntry(
@@ -429,8 +438,9 @@ def _log_created(objects, user, via):
                 action=LogEntry.Action.CREATE,
                 changes=model_instance_diff(None, obj, use_json_for_changes=True),
                 actor=user if getattr(user, "is_authenticated", False) else None,
+                actor_email=getattr(user, "email", None),
                 cid=cid,
-                additional_data={"via": via} if via else None,
+                additional_data=extra,
                 timestamp=now,
             )
             for obj in objects
@@ -439,13 +449,18 @@ def _log_created(objects, user, via):
     )
 
 
-def _read_known_venue(documents, venues=None):
-    """Set each document's known venue from its venue and citation, as
-    imports read them (``catalogue.venues``); returns those that changed."""
-    venues = list(Venue.objects.all()) if venues is None else venues
+def _list_venues(documents, venues):
+    """Give each of ``documents`` its known venue (``listed_venue``), read
+    from its venue and citation as imports read them (``catalogue.venues``),
+    and keep it as its ``DocumentVenue``."""
     by_name = {fold(venue.name): venue for venue in venues}
     by_name |= {fold(venue.full_name): venue for venue in venues if venue.full_name}
-    changed = []
+    listed = dict(
+        DocumentVenue.objects.filter(document__in=documents).values_list(
+            "document", "venue"
+        )
+    )
+    gone, new = [], []
     for document in documents:
         venue = by_name.get(fold(document.venue)) if document.venue else None
         if venue is None:
@@ -456,17 +471,21 @@ def _read_known_venue(documents, venues=None):
                 (v for v in venues if read and fold(read).startswith(fold(v.name))),
                 None,
             )
-        if (venue.pk if venue else None) != document.known_venue_id:
-            document.known_venue = venue
-            changed.append(document)
-    return changed
+        document.listed_venue = venue
+        if listed.get(document.pk) != (venue.pk if venue else None):
+            if document.pk in listed:
+                gone.append(document.pk)
+            if venue is not None:
+                new.append(DocumentVenue(document_id=document.pk, venue=venue))
+    if gone:
+        DocumentVenue.objects.filter(document__in=gone).delete()
+    DocumentVenue.objects.bulk_create(new, batch_size=2000)
 
 
 def _link_chunk(documents, linker, venues):
     """Link ``documents`` (read with their registry, topic and known venue)
     through ``linker``; returns ``(people made, proposals)``."""
-    changed = _read_known_venue(documents, venues)
-    Document.objects.bulk_update(changed, ["known_venue"], batch_size=2000)
+    _list_venues(documents, venues)
     current = defaultdict(dict)
     for authorship in Authorship.objects.filter(
         document__in=documents, version__isnull=True
@@ -487,7 +506,7 @@ def _link_chunk(documents, linker, venues):
 def _read(pks):
     return list(
         Document.objects.filter(pk__in=pks)
-        .select_related("registry", "topic", "known_venue")
+        .select_related("registry", "topic")
         .order_by("registry__prefix", "number")
     )
 

@@ -19,7 +19,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
 from actions.batch import bulk_change
-from catalogue.models import OWN_LOG, DecisionRecord
+from actions.people import link_documents
+from catalogue.models import OWN_LOG, DecisionRecord, Document
 from catalogue.models.decision import RENDERED
 from imports import progress
 
@@ -40,6 +41,7 @@ RECORD_MODELS = [
     "catalogue.Registry",
     "catalogue.Topic",
     "catalogue.Preface",
+    "catalogue.Venue",
     "catalogue.DecisionLog",
     "catalogue.DecisionRecord",
     "catalogue.DecisionRelation",
@@ -50,6 +52,11 @@ RECORD_MODELS = [
     "catalogue.DocumentNotice",
     "catalogue.Revision",
     "catalogue.Reference",
+    "catalogue.DocumentVenue",
+    "catalogue.Person",
+    "catalogue.PersonAddress",
+    "catalogue.Authorship",
+    "catalogue.PersonProposal",
     "taggit.Tag",
     "taggit.TaggedItem",
     # The audit trail: who changed what, when. A restore brings it back as it
@@ -188,6 +195,10 @@ def import_record(stream):
         # it: a snapshot written before the HTML was stored has none.
         for decision in DecisionRecord.objects.all():
             decision.save(update_fields=list(RENDERED))
+        # A snapshot from before people were kept links its authors now, as
+        # the record would have.
+        if "catalogue.Authorship" not in data.get("models", []):
+            link_documents(list(Document.objects.all()), via="import_record")
         tables = [model._meta.db_table for model in record_models()]
         connection.check_constraints(table_names=tables)
         _reset_sequences()

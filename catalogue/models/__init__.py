@@ -46,7 +46,7 @@ from catalogue.models.related import (
 )
 from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
-from catalogue.models.venue import Venue
+from catalogue.models.venue import DocumentVenue, Venue
 from catalogue.models.version import DocumentVersion
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "DocumentNotice",
     "DocumentQuerySet",
     "DocumentStatus",
+    "DocumentVenue",
     "DocumentVersion",
     "Person",
     "PersonAddress",

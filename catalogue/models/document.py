@@ -340,16 +340,6 @@ class Document(CitedText):
     topic = topic_field(related_name="documents")
     superseded_by = successor_field()
     tags = TaggableManager(blank=True)
-    # The known venue the venue or citation names, found as authors are
-    # linked to people (``actions.people``); the venue text stays as written.
-    known_venue = models.ForeignKey(
-        "catalogue.Venue",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        editable=False,
-        related_name="documents",
-    )
     withdrawn_at = models.DateTimeField(null=True, blank=True, editable=False)
     withdrawal_reason = models.TextField(
         blank=True,

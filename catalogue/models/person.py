@@ -3,6 +3,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.models.choices import PUBLIC_STATUSES
 from catalogue.models.fields import NulRefused, one_of, user_field
 from catalogue.names import display_name, index_letter, sort_name
 from catalogue.orcid import orcid_url, validate_orcid
@@ -25,8 +26,6 @@ class ProposalStatus(models.TextChoices):
 class PersonQuerySet(models.QuerySet):
     def public(self):
         """People a reader may see: those named by a public document."""
-        from catalogue.models.choices import PUBLIC_STATUSES
-
         return self.filter(
             models.Exists(
                 Authorship.objects.filter(

@@ -54,3 +54,24 @@ class Venue(NulRefused, models.Model):
 
     def get_absolute_url(self):
         return reverse("catalogue:venue-detail", kwargs={"slug": self.slug})
+
+
+class DocumentVenue(models.Model):
+    """The known venue a document's venue or citation names, found as its
+    authors are linked to people (``actions.people``); the document's venue
+    text stays as written. Kept beside the document's row, not in it: the
+    venue pages read it, and nothing else of the document changes."""
+
+    document = models.OneToOneField(
+        "catalogue.Document",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="venue_listing",
+    )
+    venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="listings")
+
+    class Meta:
+        indexes = [models.Index(fields=["venue", "document"], name="document_venue")]
+
+    def __str__(self):
+        return f"{self.document_id} at {self.venue}"

@@ -14,16 +14,21 @@ from taggit.models import Tag, TaggedItem
 
 import actions.documents
 from catalogue.models import (
+    Authorship,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
     DocumentVersion,
+    Person,
+    PersonAddress,
+    PersonProposal,
     Preface,
     Reference,
     Registry,
     Revision,
     Topic,
+    Venue,
 )
 from imports import progress
 from imports.snapshots import RECORD_MODELS, export_record, record_models
@@ -50,6 +55,10 @@ def snapshot():
 
 
 def empty_the_record():
+    PersonProposal.objects.all().delete()
+    PersonAddress.objects.all().delete()
+    Authorship.objects.all().delete()
+    Person.objects.all().delete()
     Reference.objects.all().delete()
     Revision.objects.all().delete()
     TaggedItem.objects.all().delete()
@@ -59,7 +68,7 @@ def empty_the_record():
     Document.objects.all().delete()
     DecisionRecord.objects.all().delete()
     DecisionLog.objects.all().delete()
-    for model in (Topic, Registry, Preface, User, Group):
+    for model in (Topic, Registry, Preface, Venue, User, Group):
         model.objects.all().delete()
     # Last: the deletions above are in the audit trail too.
     LogEntry.objects.all().delete()

@@ -36,10 +36,12 @@ import actions.decisions
 import actions.documents
 import actions.related
 from catalogue.models import (
+    Authorship,
     CandidateTopic,
     DecisionRecord,
     Document,
     DocumentVersion,
+    Person,
     Preface,
     Registry,
     Topic,
@@ -468,6 +470,18 @@ def command_generate_sample(w):
     return Change(reverse("catalogue:index"), shows="Sample topic 01", document=new)
 
 
+def unlinked(w):
+    """A record from before people were kept: no author is linked."""
+    Authorship.objects.all().delete()
+    Person.objects.all().delete()
+
+
+def command_link_people(w):
+    call_command("link_people", stdout=io.StringIO())
+    assert Authorship.objects.filter(document=w.document).exists()
+    return Change(w.document.get_absolute_url(), shows="Old title")
+
+
 def candidate_group(w):
     """The two public documents as an open candidate topic."""
     members = [(w.document.pk, 0.5, 0.1), (w.other.pk, 0.5, 0.1)]
@@ -580,6 +594,7 @@ ROWS = {
         command_enrich, setup=arxiv_cited, page=True, purge=False
     ),
     "command: generate_sample": Row(command_generate_sample, version=True),
+    "command: link_people": Row(command_link_people, setup=unlinked),
 }
 
 
@@ -774,6 +789,7 @@ ENTRY_POINTS = {
     "command:import_record": "command: import_record",
     "command:enrich_metadata": "command: enrich_metadata",
     "command:generate_sample": "command: generate_sample",
+    "command:link_people": "command: link_people",
     # Expires pages and writes nothing of the record; accounts are not the record.
     **dict.fromkeys(
         [
