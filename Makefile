@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -166,6 +166,11 @@ bench-render: $(VENV)/.installed-dev
 ## against its own SQL sent through psycopg (bench/results/stats.md)
 bench-stats: $(VENV)/.installed-dev
 	$(BIN)/python bench/stats_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-people: linking every author of BENCH_DOCUMENTS sample documents to people,
+## from nothing and again, against reading the author lists alone (bench/results/people.md)
+bench-people: $(VENV)/.installed-dev
+	$(BIN)/python bench/people_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-map: related work and candidate topics at BENCH_DOCUMENTS (100,000) sample
 ## documents, against reading the same texts by raw SQL (bench/results/map.md)

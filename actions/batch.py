@@ -37,7 +37,7 @@ from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
 from actions import pages
-from actions.people import link_documents
+from actions.people import PeopleIndex, link_documents
 from actions.staging import Staging, analysed
 from actions.steps import audited, require
 from catalogue.citations import source_key
@@ -179,6 +179,8 @@ class DocumentWriter:
         self._entry_fields = None
         self.staging_batches = staged
         self.switch_seconds = 0.0
+        # The people its batches link to, read once for the whole write.
+        self.people = PeopleIndex()
 
     @contextmanager
     def staged(self):
@@ -305,7 +307,9 @@ class DocumentWriter:
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
-            lambda: link_documents(documents, user=self.user, via=self.via)
+            lambda: link_documents(
+                documents, user=self.user, via=self.via, index=self.people
+            )
         )
 
     def _write_tags(self, writes, *, new):

@@ -27,6 +27,7 @@ people through the outbox. A person's former address is kept as a
 the people a split name names.
 """
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -38,10 +39,12 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.base import ModelState
 from django.utils import timezone
 from django.utils.text import slugify
 
 from actions import pages
+from actions.staging import Staging
 from actions.steps import audited, require
 from catalogue.identifiers import permanent_form
 from catalogue.models import (
@@ -113,6 +116,7 @@ class PeopleIndex:
         self.by_family = defaultdict(list)
         self.by_orcid = {}
         self.slugs = set()
+        self.slugs_read = set()
         self.loaded_families = set()
         self.everything = False
 
@@ -202,34 +206,57 @@ class PeopleIndex:
             for pks in table.values():
                 pks[:] = [real.get(pk, pk) for pk in pks]
 
-    def taken(self, base):
-        """Whether the slug ``base`` names a person or a former address."""
-        if base in self.slugs:
-            return True
-        if not self.everything and (
-            Person.objects.filter(slug=base).exists()
-            or PersonAddress.objects.filter(slug=base).exists()
-        ):
-            self.slugs.add(base)
-            return True
-        return False
+    def forget(self, pks):
+        """The people ``pks`` are gone."""
+        for pk in pks:
+            known = self.people.pop(pk, None)
+            if known is None:
+                continue
+            for table in (self.by_key, self.by_family):
+                for listed in table.values():
+                    if pk in listed:
+                        listed.remove(pk)
+            self.by_orcid = {o: p for o, p in self.by_orcid.items() if p != pk}
+
+    def know_slugs(self, bases):
+        """Read, in one query each of people and former addresses, the slugs
+        taken among ``bases`` and their namesakes' (``base-2``, and so on)."""
+        bases = sorted(set(bases) - self.slugs_read)
+        if self.everything or not bases:
+            return
+        self.slugs_read.update(bases)
+        for start in range(0, len(bases), 200):
+            chunk = bases[start : start + 200]
+            pattern = "^(" + "|".join(re.escape(base) for base in chunk) + ")(-.+)?$"
+            for model in (Person, PersonAddress):
+                self.slugs.update(
+                    model.objects.filter(slug__regex=pattern).values_list(
+                        "slug", flat=True
+                    )
+                )
 
     def free_slug(self, name, affiliation=""):
         """A slug for a new person called ``name``: ``yang-liu``, else
         ``yang-liu-<affiliation>``, else ``yang-liu-2``, ``yang-liu-3``…"""
-        base = slugify(fold(display_name(name)))[:180].strip("-") or "person"
+        base = slug_base(name)
         choices = [base]
         if affiliation:
             choices.append(f"{base}-{slugify(fold(affiliation))}"[:190].strip("-"))
+        self.know_slugs([base])
         for slug in choices:
-            if not self.taken(slug):
+            if slug not in self.slugs:
                 self.slugs.add(slug)
                 return slug
         number = 2
-        while self.taken(f"{base}-{number}"):
+        while f"{base}-{number}" in self.slugs:
             number += 1
         self.slugs.add(f"{base}-{number}")
         return f"{base}-{number}"
+
+
+def slug_base(name):
+    """The slug a person called ``name`` takes unless a namesake has it."""
+    return slugify(fold(display_name(name)))[:180].strip("-") or "person"
 
 
 @dataclass
@@ -238,14 +265,11 @@ class _Position:
     version_id: int | None
     position: int
     name: dict
+    key: str = ""
+    family: str = ""
 
-    @property
-    def key(self):
-        return name_key(self.name)
-
-    @property
-    def family(self):
-        return family_of(self.name)
+    def __post_init__(self):
+        self.key, self.family = name_key(self.name), family_of(self.name)
 
 
 def positions_of(document):
@@ -347,16 +371,15 @@ class Linker:
     def _new_person(self, name):
         """A new inferred person called ``name``, known by a stand-in pk (a
         negative number) until ``write`` inserts them all at once."""
-        person = Person(
-            name=name, slug=self.index.free_slug(name), state=PersonState.INFERRED
-        )
+        person = Person(name=name, state=PersonState.INFERRED)
         stand_in = -(len(self.new_people) + 1)
         self.new_people.append(person)
         self.index._person(stand_in, name)
         return stand_in
 
     def _add_authorship(self, spot, person_pk, families=()):
-        authorship = Authorship(
+        authorship = _unsaved(
+            Authorship,
             document_id=spot.document.pk,
             version_id=spot.version_id,
             position=spot.position,
@@ -391,35 +414,45 @@ class Linker:
         if self.stale:
             Authorship.objects.filter(pk__in=self.stale).delete()
         Authorship.objects.bulk_update(self.renamed, ["name"], batch_size=2000)
+        # COPY on PostgreSQL (``Staging``): a whole record's positions at once.
+        staging = Staging()
+        self.index.know_slugs(slug_base(person.name) for person in self.new_people)
         for person in self.new_people:
+            person.slug = self.index.free_slug(person.name)
             person.display_name = display_name(person.name)
             person.sort_name = sort_name(person.name)
-        Person.objects.bulk_create(self.new_people, batch_size=2000)
+        staging.insert(Person, self.new_people)
         real = {-(n + 1): person.pk for n, person in enumerate(self.new_people)}
         self.index.rekey(real)
         for authorship in self.new_authorships:
             authorship.person_id = real.get(authorship.person_id, authorship.person_id)
-        Authorship.objects.bulk_create(self.new_authorships, batch_size=2000)
+        staging.insert(Authorship, self.new_authorships)
         proposals = [
             PersonProposal(
                 authorship=authorship, candidate_id=real.get(pk, pk), reason=reason
             )
             for authorship, pk, reason in self.new_proposals
         ]
-        PersonProposal.objects.bulk_create(proposals, batch_size=2000)
-        _log_created(self.new_people, self.user, self.via)
-        _log_created(proposals, self.user, self.via)
+        staging.insert(PersonProposal, proposals)
+        staging.insert(
+            LogEntry,
+            _created_entries(self.new_people, self.user, self.via)
+            + _created_entries(proposals, self.user, self.via),
+        )
+        staging.switch()
         made = len(self.new_people)
         self.new_people, self.new_authorships, self.new_proposals = [], [], []
         self.renamed, self.stale = [], []
         return made, proposals
 
 
-def _log_created(objects, user, via):
-    """The audit entries saving ``objects`` one by one would have logged."""
+def _created_entries(objects, user, via):
+    """The audit entries saving ``objects`` one by one would have logged,
+    unsaved: every field the save set, from nothing to its value."""
     if not objects or auditlog_disabled.get():
-        return
-    content_type = ContentType.objects.get_for_model(type(objects[0]))
+        return []
+    model = type(objects[0])
+    content_type = ContentType.objects.get_for_model(model)
     cid = get_cid()
     now = timezone.now()
     # A bulk insert sends no signal: the attribution in force (a request's
@@ -427,26 +460,41 @@ def _log_created(objects, user, via):
     attributed = auditlog_value.get(None) or {}
     if not getattr(user, "is_authenticated", False):
         user = attributed.get("actor")
+    if not getattr(user, "is_authenticated", False):
+        user = None
     extra = attributed.get("additional_data") or ({"via": via} if via else None)
-    LogEntry.objects.bulk_create(
-        [
-            LogEntry(
-                content_type=content_type,
+    written = [
+        column
+        for column in model._meta.concrete_fields
+        if not column.primary_key and column.name not in {"created_at", "updated_at"}
+    ]
+    entries = []
+    for obj in objects:
+        changes = {}
+        for column in written:
+            value = getattr(obj, column.attname)
+            if value not in (None, ""):
+                changes[column.name] = [
+                    "None",
+                    value if isinstance(value, dict | list) else str(value),
+                ]
+        entries.append(
+            _unsaved(
+                LogEntry,
+                content_type_id=content_type.pk,
                 object_pk=str(obj.pk),
                 object_id=obj.pk,
                 object_repr=str(obj)[:2000],
                 action=LogEntry.Action.CREATE,
-                changes=model_instance_diff(None, obj, use_json_for_changes=True),
-                actor=user if getattr(user, "is_authenticated", False) else None,
+                changes=changes,
+                actor_id=getattr(user, "pk", None),
                 actor_email=getattr(user, "email", None),
                 cid=cid,
                 additional_data=extra,
                 timestamp=now,
             )
-            for obj in objects
-        ],
-        batch_size=2000,
-    )
+        )
+    return entries
 
 
 def _list_venues(documents, venues):
@@ -492,9 +540,10 @@ def _link_chunk(documents, linker, venues):
     ):
         current[authorship.document_id][authorship.position] = authorship
     unlinked = defaultdict(list)
-    for version in DocumentVersion.objects.filter(document__in=documents).exclude(
-        authorships__isnull=False
-    ):
+    versions = DocumentVersion.objects.filter(document__in=documents).only(
+        "document", "authors", "author_list"
+    )
+    for version in versions.exclude(authorships__isnull=False):
         unlinked[version.document_id].append(version)
     for document in documents:
         linker.link(
@@ -503,40 +552,73 @@ def _link_chunk(documents, linker, venues):
     return linker.write()
 
 
+# What linking reads of a document.
+READ_FIELDS = [
+    "registry__prefix",
+    "number",
+    "topic__name",
+    "authors",
+    "author_list",
+    "venue",
+    "source_identifier",
+    "citation_note",
+]
+
+
 def _read(pks):
     return list(
         Document.objects.filter(pk__in=pks)
         .select_related("registry", "topic")
+        .only(*READ_FIELDS)
         .order_by("registry__prefix", "number")
     )
 
 
-def link_documents(documents, *, user=None, via=""):
+def _unsaved(model, **values):
+    """An unsaved ``model`` instance holding ``values`` (attribute names):
+    made as unpickling makes one, without ``Model.__init__``, for the
+    thousands of rows one link writes. Fields not given take their
+    defaults."""
+    instance = model.__new__(model)
+    for column in model._meta.concrete_fields:
+        if column.attname not in values:
+            values[column.attname] = column.get_default()
+    instance.__dict__.update(values)
+    instance._state = ModelState()
+    return instance
+
+
+def link_documents(documents, *, user=None, via="", index=None):
     """Link the author positions of ``documents`` (and of their versions not
     linked yet) to people, and each to its known venue. Runs inside the
     caller's transaction, as part of the action that changed them; returns
-    the proposals it made."""
+    the proposals it made. ``index``: the people a bulk write has read for
+    its earlier batches, kept for the next."""
     pks = [document.pk for document in documents if document.pk]
     if not pks:
         return []
     with transaction.atomic(), audited(user, via):
-        linker = Linker(user=user, via=via)
+        linker = Linker(index, user=user, via=via)
         proposals = []
         for start in range(0, len(pks), CHUNK):
             _, made = _link_chunk(
                 _read(pks[start : start + CHUNK]), linker, list(Venue.objects.all())
             )
             proposals += made
-        _forget_unnamed()
+        _forget_unnamed(linker.index)
     return proposals
 
 
-def _forget_unnamed():
+def _forget_unnamed(index):
     """Delete the people the record inferred that no position names any more
-    (an edit changed the name they were made for)."""
-    Person.objects.filter(state=PersonState.INFERRED, authorships__isnull=True).exclude(
-        former_addresses__isnull=False
-    ).delete()
+    (an edit changed the name they were made for), and from ``index``."""
+    unnamed = Person.objects.filter(
+        state=PersonState.INFERRED, authorships__isnull=True
+    ).exclude(former_addresses__isnull=False)
+    pks = list(unnamed.values_list("pk", flat=True))
+    if pks:
+        Person.objects.filter(pk__in=pks).delete()
+        index.forget(pks)
 
 
 def link_record(*, via="link_people", chunk=CHUNK):
@@ -558,7 +640,7 @@ def link_record(*, via="link_people", chunk=CHUNK):
             )
             made += people
             proposals += len(made_proposals)
-        _forget_unnamed()
+        _forget_unnamed(index)
         pages.everything_changed(record=False)
     return len(pks), made, proposals
 

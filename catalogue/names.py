@@ -21,6 +21,7 @@ Maaten`` is indexed under M; a capitalised one (``Del Balso``, ``Van Rossum``)
 is part of the family name and sorts under its own letter.
 """
 
+import functools
 import re
 import unicodedata
 
@@ -75,6 +76,7 @@ _FOLD_DROP_RE = re.compile(r"[^\w\s]")
 _SPACES_RE = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(text):
     """``text`` as names are compared: accents dropped, case folded,
     punctuation read as space, spaces collapsed. ``Ø`` and ``ß`` fold as

@@ -35,6 +35,7 @@ class Migration(migrations.Migration):
             model_name="venue",
             name="slug",
             field=models.SlugField(
+                db_index=False,
                 default="",
                 help_text="The venue's page, /venues/<slug>/: ‘osdi’, ‘ieee-tac’.",
                 max_length=100,

@@ -13,6 +13,7 @@ from django.db.models import Max
 
 from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter, bulk_change
+from catalogue.citations import derived_authors
 from catalogue.models import PUBLIC_STATUSES, Document, Registry, Topic
 from imports import progress
 
@@ -48,6 +49,33 @@ SURNAMES = [
     "Afroz",
     "Jangda",
 ]
+# Given names the sample's people take, with the surnames above: 440 names,
+# so that namesakes meet, as in the record.
+GIVEN_NAMES = [
+    "Yang",
+    "Wei",
+    "Ana",
+    "Tianqi",
+    "Samyam",
+    "Arthur",
+    "Mei",
+    "Olga",
+    "Ravi",
+    "Jun",
+    "Lena",
+    "Omar",
+    "Sara",
+    "Ivan",
+    "Keith",
+    "Nadia",
+    "Hao",
+    "Pablo",
+    "Inès",
+    "Tomás",
+]
+# Groups of people who write together; each sample document is by some of
+# one group, one author in ten written with an initial alone.
+GROUPS = 400
 # The sample tags, one per word.
 TAG_WORDS = [
     "scalable",
@@ -144,6 +172,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, documents, seed, **options):
         rng = random.Random(seed)
+        # Authors come from a generator of their own: the other fields are
+        # what they were before samples had author lists.
+        self.authors_rng = random.Random(seed + 1)
+        self.groups = sample_groups(self.authors_rng)
         with bulk_change(via=VIA):
             registries = [self.registry(prefix, name) for prefix, name in REGISTRIES]
             topics = self.topics()
@@ -220,6 +252,7 @@ class Command(BaseCommand):
             source = ""
         other = f"{registry.prefix}-{rng.randint(1, max(number - 1, 1)):03d}"
         unfiled = number % 30 == 7  # So that even 50 documents have some.
+        author_list = sample_authors(self.authors_rng, self.groups)
         return Document(
             registry=registry,
             number=number,
@@ -227,7 +260,8 @@ class Command(BaseCommand):
             status=rng.choice(PUBLIC_STATUSES if unfiled else STATUSES),
             topic=None if unfiled else rng.choice(topics),
             title=f"[Sample] {words(rng, 7).capitalize()}",
-            authors=f"{rng.choice(SURNAMES)} et al.",
+            authors=derived_authors(author_list),
+            author_list=author_list,
             year=year,
             source_identifier=source,
             citation_note=rng.choice(VENUES) if rng.random() < 0.2 else "",
@@ -240,6 +274,28 @@ class Command(BaseCommand):
 
 
 WEIGHTS = list(accumulate(1 / rank for rank in range(1, len(VOCABULARY) + 1)))
+
+
+def sample_groups(rng):
+    """``GROUPS`` groups of three to nine people, as CSL names."""
+    people = [
+        {"family": family, "given": given}
+        for family in SURNAMES
+        for given in GIVEN_NAMES
+    ]
+    return [rng.sample(people, rng.randint(3, 9)) for _ in range(GROUPS)]
+
+
+def sample_authors(rng, groups):
+    """One to six authors from one group, in an order of their own."""
+    group = rng.choice(groups)
+    authors = [
+        dict(name) for name in rng.sample(group, min(len(group), rng.randint(1, 6)))
+    ]
+    for author in authors:
+        if rng.random() < 0.1:
+            author["given"] = f"{author['given'][0]}."
+    return authors
 
 
 def words(rng, n):
