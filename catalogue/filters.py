@@ -2,6 +2,10 @@
 
 import django_filters
 from django import forms
+from django.db.models import F
+from django.db.models.functions import Lower
+from django_filters.constants import EMPTY_VALUES
+from django_filters.fields import BaseCSVField
 from taggit.models import Tag
 
 from catalogue.models import DecisionRecord, Document, Registry, Topic
@@ -70,6 +74,65 @@ class DocumentFilter(django_filters.FilterSet):
             ]
         else:
             self.filters["tag"].queryset = Tag.objects.all()
+
+
+class OneColumnField(BaseCSVField):
+    """A sort by one column: ``year,title`` is a form error. A table's header
+    marks the one column its rows are sorted by."""
+
+    def clean(self, value):
+        value = super().clean(value)
+        if value is not None and len(value) > 1:
+            raise forms.ValidationError(
+                "Sort by one column: %(columns)s.",
+                code="one_column",
+                params={"columns": ", ".join(value)},
+            )
+        return value
+
+
+# The record's own order, a table's unless it is sorted: by registry, then
+# by number. It breaks every tie of a sorted table, so the order is total.
+NUMBER_ORDER = ["registry__prefix", "number"]
+
+
+class ColumnOrderingFilter(django_filters.OrderingFilter):
+    """A table's rows sorted by one column, ascending or descending
+    (``-year``), ties in number order; titles whatever their case."""
+
+    base_field_class = OneColumnField
+    # What each column sorts by.
+    COLUMNS = {
+        "number": [F(name) for name in NUMBER_ORDER],
+        "title": [Lower("title")],
+        "year": [F("year")],
+    }
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("fields", [(name, name) for name in self.COLUMNS])
+        # The filter form carries a sort as it is, unseen: the table's
+        # header is where a reader chooses it.
+        kwargs.setdefault("widget", forms.HiddenInput)
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        (param,) = value
+        column = param.removeprefix("-")
+        descending = column != param
+        keys = [key.desc() if descending else key.asc() for key in self.COLUMNS[column]]
+        if column != "number":
+            keys.extend(NUMBER_ORDER)
+        return qs.order_by(*keys)
+
+
+class DocumentTableFilter(DocumentFilter):
+    """A document table's filters and its sort (``sort``: ``number``,
+    ``title`` or ``year``, reversed by a leading ``-``), all kept in the URL;
+    unsorted, a table is in number order."""
+
+    sort = ColumnOrderingFilter(label="Sort")
 
 
 class DecisionRecordFilter(django_filters.FilterSet):

@@ -18,7 +18,7 @@ registries, topics, imports):
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
-from catalogue.filters import DocumentFilter
+from catalogue.filters import DocumentFilter, DocumentTableFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import DecisionRecord, Document, Preface, Reference
 from catalogue.references import find_names
@@ -93,14 +93,15 @@ PAGES = {
 
 
 # The query parameters each cached page reads: a list's filters and its page,
-# a search's query too. Pages not named read none.
+# a search's query too, a document table's sort. Pages not named read none.
 LIST_PARAMETERS = frozenset([*DocumentFilter.base_filters, "page"])
+TABLE_PARAMETERS = frozenset([*DocumentTableFilter.base_filters, "page"])
 PARAMETERS = {
     "catalogue:search": LIST_PARAMETERS | {"q"},
-    "catalogue:unfiled": LIST_PARAMETERS,
-    "catalogue:registry-detail": LIST_PARAMETERS,
-    "catalogue:tag-detail": LIST_PARAMETERS,
-    "catalogue:topic-detail": LIST_PARAMETERS,
+    "catalogue:unfiled": TABLE_PARAMETERS,
+    "catalogue:registry-detail": TABLE_PARAMETERS,
+    "catalogue:tag-detail": TABLE_PARAMETERS,
+    "catalogue:topic-detail": TABLE_PARAMETERS,
     "catalogue:registry-list": {"page"},
     "catalogue:tag-list": {"page"},
     "catalogue:decision-list": {"page", "status"},

@@ -2,6 +2,7 @@
 search. Only what a reader may see is ever listed or shown."""
 
 import re
+from dataclasses import dataclass
 
 from django.core.exceptions import BadRequest
 from django.db.models import Prefetch, Q
@@ -17,7 +18,7 @@ from django.utils.text import Truncator
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.addresses import absolute_url
-from catalogue.filters import DocumentFilter
+from catalogue.filters import ColumnOrderingFilter, DocumentTableFilter
 from catalogue.models import (
     OWN_LOG,
     DecisionImage,
@@ -82,13 +83,57 @@ class StatisticsView(TemplateView):
         return super().get_context_data(figures=statistics_figures(), **kwargs)
 
 
+# The parameter of a table's sort, and the columns a reader sorts it by, each
+# first ascending (the oldest year first); the number order is a table's own.
+SORT = "sort"
+SORT_COLUMNS = list(ColumnOrderingFilter.COLUMNS)
+
+
+@dataclass(frozen=True)
+class SortHeader:
+    """A sortable column's header: the address of its link, and how the
+    table is sorted by the column ("ascending", "descending", or "")."""
+
+    href: str
+    sort: str = ""
+
+
+def sort_headers(request, sort):
+    """``{column: SortHeader}`` for a table sorted by ``sort`` ("" for its
+    own number order). A column's link sorts the table by it, the other way
+    round if it is sorted by it already, and keeps every other parameter
+    but the page (a new order starts on its first page)."""
+    column = sort.removeprefix("-") or "number"
+    descending = sort.startswith("-")
+    headers = {}
+    for name in SORT_COLUMNS:
+        state, wanted = "", name
+        if name == column:
+            state = "descending" if descending else "ascending"
+            wanted = name if descending else f"-{name}"
+        query = request.GET.copy()
+        query.pop("page", None)
+        if wanted == "number":
+            # The table's own order has the plain address.
+            query.pop(SORT, None)
+        else:
+            query[SORT] = wanted
+        encoded = query.urlencode()
+        headers[name] = SortHeader(
+            href=f"?{encoded}" if encoded else request.path, sort=state
+        )
+    return headers
+
+
 class DocumentListView(ListView):
-    """A list of public documents in number order, filtered from the URL.
+    """A list of public documents in number order, filtered and sorted from
+    the URL.
 
     Subclasses narrow ``base_queryset()``. Context: ``documents`` (this
     page's ``TableRow`` objects), ``rows`` (their table rows as HTML, from
     ``rows.document_rows``), ``filter``, ``references`` for the rows'
-    cross-references, and ``is_filtered``.
+    cross-references, ``is_filtered``, ``sort`` (the sort asked for, as
+    written, or "") and ``sorting`` (a ``SortHeader`` per sortable column).
     """
 
     context_object_name = "documents"
@@ -101,7 +146,7 @@ class DocumentListView(ListView):
         return Document.objects.public()
 
     def get_queryset(self):
-        self.filter = DocumentFilter(
+        self.filter = DocumentTableFilter(
             self.request.GET or None, queryset=row_values(self.base_queryset())
         )
         for name in self.hidden_filters:
@@ -123,10 +168,14 @@ class DocumentListView(ListView):
         )
         context["topic_column"] = self.topic_column
         context["filter"] = self.filter
+        # A sort only orders the rows: the list shows what it showed unsorted.
         context["is_filtered"] = any(
-            self.request.GET.get(name) for name in self.filter.filters
+            self.request.GET.get(name) for name in self.filter.filters if name != SORT
         )
         context["filter_query"] = filter_query(self.request)
+        sort = self.filter.form.cleaned_data[SORT] if self.filter.is_bound else None
+        context["sort"] = sort[0] if sort else ""
+        context["sorting"] = sort_headers(self.request, context["sort"])
         if "listed" not in context:
             # How many the list holds before its filters: one more count,
             # asked only when the list is filtered.
@@ -675,10 +724,11 @@ def decision_image(request, identifier, name, log=None, twin=1):
 
 
 def filter_query(request):
-    """The query string of a list's filters, without its page: what a
-    download of the list takes to hold the same documents."""
+    """The query string of a list's filters, without its page or its sort:
+    what a download of the list takes to hold the same documents."""
     query = request.GET.copy()
     query.pop("page", None)
+    query.pop(SORT, None)
     return query.urlencode()
 
 

@@ -143,6 +143,21 @@ def identifier_display(identifier):
     return identifier_as_written(identifier)
 
 
+# How a table is sorted by a column, as its header shows it.
+SORT_ARROWS = {"ascending": "▲", "descending": "▼"}
+
+
+@register.filter
+def sort_arrow(header):
+    """The arrow a sortable column's header (a ``views.SortHeader``) shows
+    when the table is sorted by it, or nothing. Unseen by screen readers: the
+    header's ``aria-sort`` tells them."""
+    arrow = SORT_ARROWS.get(header.sort) if header else None
+    if arrow is None:
+        return ""
+    return format_html('<span class="sort-arrow" aria-hidden="true">{}</span>', arrow)
+
+
 # The shape of a list's filter fields: fields kept in another are not reused.
 FILTER_FIELDS_FORMAT = 1
 
@@ -156,8 +171,13 @@ def filter_fields(form):
     Each field's choices are read once (one query for a field of a model's),
     then rendered from what was read.
     """
+    # A hidden field (a table's sort) is no filter a reader sets here: the
+    # list's form carries it itself, and the fragment stays one for every sort.
+    fields = {
+        name: field for name, field in form.fields.items() if not field.widget.is_hidden
+    }
     parts = []
-    for name, field in form.fields.items():
+    for name, field in fields.items():
         widget = field.widget
         if hasattr(widget, "choices"):
             widget.choices = _listed_choices(widget.choices)
@@ -167,7 +187,7 @@ def filter_fields(form):
             parts.append((name, None))
     # Only the fields' own values: the search's words and the page number,
     # which no field shows, would make a fragment per search.
-    names = [form.add_prefix(name) for name in form.fields]
+    names = [form.add_prefix(name) for name in fields]
     data = (
         sorted(
             (key, values)

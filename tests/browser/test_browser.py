@@ -155,10 +155,64 @@ def test_reader_filters_a_topic_cites_what_is_shown_and_reads_a_diff(
     ]
 
 
+def test_reader_sorts_a_topic_by_year_both_ways_and_filters_it_sorted(
+    page, live_server, imported_seed
+):
+    topic = Document.objects.public().in_topic(
+        Topic.objects.get(slug="distributed-optimization")
+    )
+    # Ties, which the seed has many of, in number order either way.
+    oldest_first = [
+        str(document.identifier)
+        for document in topic.order_by("year", "registry__prefix", "number")
+    ]
+    newest_first = [
+        str(document.identifier)
+        for document in topic.order_by("-year", "registry__prefix", "number")
+    ]
+    shown = page.locator("table.documents tbody td.label")
+    header = page.locator("table.documents thead")
+
+    page.goto(f"{live_server.url}/topics/distributed-optimization/")
+    follow(page, header.get_by_role("link", name="Year"))
+    assert page.url.endswith("/topics/distributed-optimization/?sort=year")
+    assert [label.split()[0] for label in shown.all_inner_texts()] == oldest_first
+    assert header.locator("th[aria-sort]").get_attribute("aria-sort") == "ascending"
+    assert header.locator("th[aria-sort] .sort-arrow").inner_text() == "▲"
+
+    follow(page, header.get_by_role("link", name="Year"))
+    assert page.url.endswith("?sort=-year")
+    assert [label.split()[0] for label in shown.all_inner_texts()] == newest_first
+    assert header.locator("th[aria-sort]").get_attribute("aria-sort") == "descending"
+
+    page.locator(".filters summary").click()
+    page.get_by_label("From year").fill("2024")
+    follow(page, page.get_by_role("button", name="Apply filters"))
+    recent = [
+        str(document.identifier)
+        for document in topic.filter(year__gte=2024).order_by(
+            "-year", "registry__prefix", "number"
+        )
+    ]
+    assert "sort=-year" in page.url and "year_from=2024" in page.url
+    assert [label.split()[0] for label in shown.all_inner_texts()] == recent
+
+    # On a phone the sorting headers stay, as a line of links over the rows.
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert header.get_by_role("link", name="Title").is_visible()
+    follow(page, header.get_by_role("link", name="Number"))
+    assert "sort=" not in page.url and "year_from=2024" in page.url
+    assert [label.split()[0] for label in shown.all_inner_texts()] == [
+        str(document.identifier)
+        for document in topic.filter(year__gte=2024).in_number_order()
+    ]
+
+
 PAGE_TYPES = [
     "/",
     "/topics/distributed-optimization/",
     "/topics/distributed-optimization/?year_from=2020",
+    "/topics/distributed-optimization/?year_from=2020&sort=-year",
     "/LIT-004/",
     "/LIT-004/v4/",
     "/LIT-004/v5/",

@@ -111,6 +111,7 @@ def phone_record(imported_seed, tmp_path):
 PHONE_PAGES = [
     "/",
     "/topics/distributed-optimization/",
+    "/topics/distributed-optimization/?sort=-year",
     "/unfiled/",
     "/registries/",
     "/registries/LIT/",

@@ -27,18 +27,20 @@ VALUES = [
     "%22-%22" * 20,
 ]
 FILTERS = ["registry", "topic", "status", "year_from", "year_to", "tag", "page"]
+# A document table's filters and its sort.
+TABLE = [*FILTERS, "sort"]
 
 # (path, its query parameters); {} marks a path segment a reader can change.
 URLS = [
     ("/", ["q"]),
-    ("/topics/{}/", FILTERS),
+    ("/topics/{}/", TABLE),
     ("/topics/{}/feed/", []),
     ("/topics/{}/cite.bib", FILTERS),
-    ("/unfiled/", FILTERS),
+    ("/unfiled/", TABLE),
     ("/registries/", ["page"]),
-    ("/registries/{}/", FILTERS),
+    ("/registries/{}/", TABLE),
     ("/tags/", []),
-    ("/tags/{}/", FILTERS),
+    ("/tags/{}/", TABLE),
     ("/{}/", []),
     ("/LIT-004/v{}/", []),
     ("/{}/cite.bib", []),

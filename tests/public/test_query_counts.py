@@ -88,6 +88,12 @@ def public_pages():
         ("statistics", reverse("catalogue:statistics"), 5),
         ("filtered topic", "/topics/busy/?year_from=2000", 11),
         ("filtered registry", "/registries/LIT/?year_from=2000", 8),
+        # A sort only orders the rows: what the same page costs unsorted.
+        ("topic by year", "/topics/busy/?sort=-year", 11),
+        ("filtered topic by title", "/topics/busy/?year_from=2000&sort=title", 11),
+        ("unfiled by year", "/unfiled/?sort=year", 7),
+        ("registry newest first", "/registries/LIT/?sort=-number", 7),
+        ("tag by title", "/tags/tag-1/?sort=-title", 7),
         # And its related work, stored: one query.
         ("document", "/LIT-001/", 9),
         ("version", "/LIT-002/v2/", 8),
