@@ -305,6 +305,8 @@ class Linker:
         self.new_proposals = []  # (authorship, candidate pk, reason)
         self.renamed = []  # positions whose spelling changed, not their key
         self.stale = []  # pks of positions whose name changed
+        # (person pk, document pk, name): a position's name spelled out further
+        self.spelled_out = []
 
     def link(self, document, versions=(), current=None):
         """Link ``document``'s positions and those of ``versions`` (its
@@ -319,6 +321,20 @@ class Linker:
                 if authorship.name != name:
                     authorship.name = name
                     self.renamed.append(authorship)
+                kept[position] = authorship.person_id
+            elif name is not None and are_variants(name, authorship.name):
+                # The same author, spelled out further (``Chen`` filled in
+                # as ``Tianqi Chen``) or shorter: the position keeps its
+                # person, and a person known by this document alone takes
+                # the fuller spelling.
+                if is_fuller(name, authorship.name):
+                    self.spelled_out.append((authorship.person_id, document.pk, name))
+                authorship.name, authorship.key = name, name_key(name)
+                authorship.family = family_of(name)
+                self.renamed.append(authorship)
+                known = self.index.people.get(authorship.person_id)
+                if known is not None:
+                    self.index._add_key(known, authorship.key, authorship.family)
                 kept[position] = authorship.person_id
             else:
                 self.stale.append(authorship.pk)
@@ -400,6 +416,25 @@ class Linker:
             known.example = known.example or str(spot.document.identifier)
         return authorship
 
+    def _spell_out(self):
+        """An inferred person whose every position is in the one document
+        whose name was spelled out further takes that spelling."""
+        if not self.spelled_out:
+            return
+        persons = {pk for pk, _, _ in self.spelled_out}
+        elsewhere = set(
+            Authorship.objects.filter(person__in=persons, version__isnull=True)
+            .exclude(document__in={pk for _, pk, _ in self.spelled_out})
+            .values_list("person", flat=True)
+        )
+        for person in Person.objects.filter(
+            pk__in=persons - elsewhere, state=PersonState.INFERRED
+        ):
+            name = next(name for pk, _, name in self.spelled_out if pk == person.pk)
+            person.name = name
+            person.save()
+        self.spelled_out = []
+
     def _propose(self, authorship, document, candidate_pk, why):
         known = self.index.people[candidate_pk]
         reason = (
@@ -413,7 +448,10 @@ class Linker:
         proposals, with the audit entries of the people and proposals."""
         if self.stale:
             Authorship.objects.filter(pk__in=self.stale).delete()
-        Authorship.objects.bulk_update(self.renamed, ["name"], batch_size=2000)
+        Authorship.objects.bulk_update(
+            self.renamed, ["name", "key", "family"], batch_size=2000
+        )
+        self._spell_out()
         # COPY on PostgreSQL (``Staging``): a whole record's positions at once.
         staging = Staging()
         self.index.know_slugs(slug_base(person.name) for person in self.new_people)

@@ -101,6 +101,36 @@ def test_an_unpublished_document_is_filled_in_place(record):
     assert not Revision.objects.filter(document=draft).exists()
 
 
+def test_the_authors_it_fills_in_are_linked_to_people(record, publisher):
+    enrich_metadata()
+    public = record["public"]
+    # Before publication the citation's "Chen" alone is linked.
+    (chen,) = [a.person for a in public.authorships.filter(version=None)]
+    assert chen.display_name == "Chen"
+    draft = Document.objects.get(pk=record["draft"].pk)
+    # A draft is filled in place, and linked with it, though no reader sees it.
+    linked = draft.authorships.filter(version=None).order_by("position")
+    assert [a.name["family"] for a in linked] == ["Jadbabaie", "Lin", "Morse"]
+
+    actions.documents.publish(document=public, user=publisher)
+
+    linked = public.authorships.filter(version=None).order_by("position")
+    # "Chen", known by this document alone, is now spelled out; the others
+    # are new people.
+    assert linked[0].person == chen
+    assert [a.person.display_name for a in linked] == [
+        "Tianqi Chen",
+        "Bing Xu",
+        "Chiyuan Zhang",
+        "Carlos Guestrin",
+    ]
+    # The new version's positions are its people's too.
+    version = public.versions.get(number=public.versions.first().number)
+    assert [a.person for a in version.authorships.order_by("position")] == [
+        a.person for a in linked
+    ]
+
+
 def test_what_cannot_be_matched_is_reported_and_the_rest_goes_on(record):
     lines = enrich_metadata()
 
