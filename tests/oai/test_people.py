@@ -1,9 +1,10 @@
 """Authors' ORCID iDs in the records: a MODS name whose person the record
 has verified carries the iD (``nameIdentifier``), valid against MODS 3.7;
-no other name does, and Dublin Core is as it was."""
+no other name does, and Dublin Core is as it was. A change to the people
+that changes which iDs a record gives moves its datestamp."""
 
 import itertools
-import re
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -24,8 +25,6 @@ pytestmark = pytest.mark.django_db
 
 HOST = "oai:testserver"
 ORCID = "0000-0002-1825-0097"
-# The one part of an answer that is the time it was made, not the record.
-RESPONSE_DATE = re.compile(rb"<responseDate>[^<]*</responseDate>")
 
 
 def verify(person, orcid=ORCID, state="verified"):
@@ -99,23 +98,32 @@ def test_each_listed_record_carries_its_own_authors_orcids(client, memory):
 
 def test_dublin_core_is_the_same_once_an_author_is_verified(client, memory):
     def dublin_core():
-        answers = [
-            ask(client, verb="ListRecords", metadataPrefix="oai_dc"),
-            ask(
-                client,
-                verb="GetRecord",
-                identifier=f"{HOST}:LIT-004",
-                metadataPrefix="oai_dc",
-            ),
+        """``{identifier: its oai_dc metadata}``, listed and got one by one."""
+        listed = ask(client, verb="ListRecords", metadataPrefix="oai_dc")
+        got = ask(
+            client,
+            verb="GetRecord",
+            identifier=f"{HOST}:LIT-004",
+            metadataPrefix="oai_dc",
+        )
+        return [
+            {
+                record.findtext("o:header/o:identifier", namespaces=NS): xml(
+                    record.find("o:metadata", NS)
+                )
+                for record in tree.iterfind(".//o:record", NS)
+            }
+            for tree in (listed, got)
         ]
-        return [RESPONSE_DATE.sub(b"", xml(tree)) for tree in answers]
 
     before = dublin_core()
     verify(memory["chen"])
 
+    # The record's datestamp moves (its MODS changed); its Dublin Core is
+    # as it was.
     assert dublin_core() == before
-    assert b"Chen, Tianqi" in before[1]
-    assert b"orcid" not in b"".join(before)
+    assert b"Chen, Tianqi" in before[1][f"{HOST}:LIT-004"]
+    assert all(b"orcid" not in metadata for metadata in before[0].values())
 
 
 def xml(tree):
@@ -174,3 +182,59 @@ def test_a_page_of_records_reads_the_orcids_in_one_query(
     identified = [orcids for _, orcids in names if orcids]
     assert len(identified) == count
     assert Person.objects.filter(state="verified").count() == (count + 2) // 2
+
+
+def datestamps(client):
+    """``{identifier: datestamp}`` of every record, as harvesters list them."""
+    tree = ask(client, verb="ListIdentifiers", metadataPrefix="mods")
+    return {
+        header.findtext("o:identifier", namespaces=NS): header.findtext(
+            "o:datestamp", namespaces=NS
+        )
+        for header in tree.iterfind(".//o:header", NS)
+    }
+
+
+def an_hour_ago():
+    Document.objects.update(updated_at=timezone.now() - timedelta(hours=1))
+
+
+def test_verifying_an_author_moves_the_datestamps_of_their_records(client, memory):
+    an_hour_ago()
+    before = datestamps(client)
+
+    verify(memory["chen"])
+    verified = datestamps(client)
+    # A verified person's new affiliation changes no record.
+    an_hour_ago()
+    before_affiliation = datestamps(client)
+    actions.people.edit_person(
+        person=memory["chen"],
+        user=factory_publisher(),
+        changes={"affiliation": "University of Washington"},
+    )
+
+    assert verified[f"{HOST}:LIT-004"] > before[f"{HOST}:LIT-004"]
+    # LIT-005's Chen is another person: their record is as it was.
+    assert verified[f"{HOST}:LIT-005"] == before[f"{HOST}:LIT-005"]
+    assert datestamps(client) == before_affiliation
+
+
+def test_merging_into_a_verified_person_moves_the_merged_records(client, memory):
+    verify(memory["chen"])
+    an_hour_ago()
+    before = datestamps(client)
+
+    actions.people.merge_people(
+        source=Person.objects.get(slug="chen"),
+        target=memory["chen"],
+        user=factory_publisher(),
+    )
+
+    after = datestamps(client)
+    assert after[f"{HOST}:LIT-005"] > before[f"{HOST}:LIT-005"]
+    assert after[f"{HOST}:LIT-004"] == before[f"{HOST}:LIT-004"]
+    tree = ask(
+        client, verb="GetRecord", identifier=f"{HOST}:LIT-005", metadataPrefix="mods"
+    )
+    assert mods_names(tree) == [("Chen", [f"https://orcid.org/{ORCID}"])]
