@@ -692,6 +692,30 @@ def _pages_of(persons, documents=()):
     pages.people_changed(persons, documents)
 
 
+def _record_orcids(documents):
+    """The ORCID iDs the records of ``documents`` give (OAI-PMH's MODS), as
+    (document pk, position, iD): those of the verified people their text
+    names."""
+    return set(
+        Authorship.objects.filter(
+            document__in=documents,
+            version__isnull=True,
+            person__state=PersonState.VERIFIED,
+        )
+        .exclude(person__orcid="")
+        .values_list("document_id", "position", "person__orcid")
+    )
+
+
+def _restamp(documents, before):
+    """A document whose record gives other ORCID iDs than ``before`` (its
+    ``_record_orcids`` then) has changed as harvesters read it: the time its
+    row last changed, its record's datestamp, moves."""
+    changed = {pk for pk, _, _ in before ^ _record_orcids(documents)}
+    if changed:
+        Document.objects.filter(pk__in=changed).update(updated_at=timezone.now())
+
+
 def _documents_of(*persons):
     return list(
         Document.objects.filter(authorships__person__in=persons)
@@ -732,6 +756,7 @@ def merge_people(*, source, target, user, via=""):
                 code="different_orcids",
             )
         documents = _documents_of(source, target)
+        orcids = _record_orcids(documents)
         Authorship.objects.filter(person=source).update(person=target)
         # A proposal that the two are one is decided by the merge itself.
         PersonProposal.objects.filter(
@@ -757,6 +782,7 @@ def merge_people(*, source, target, user, via=""):
         if model_instance_diff(before, target):
             target.save()
         _keep_address(slug, [target])
+        _restamp(documents, orcids)
         _pages_of([target], documents)
     return target
 
@@ -791,6 +817,7 @@ def split_person(*, person, groups, user, via=""):
                 code="split_positions",
             )
         documents = _documents_of(person)
+        orcids = _record_orcids(documents)
         index = PeopleIndex()
         index.slugs.add(person.slug)
         made = []
@@ -812,6 +839,7 @@ def split_person(*, person, groups, user, via=""):
             address.persons.add(*made)
         person.delete()
         _keep_address(slug, made)
+        _restamp(documents, orcids)
         _pages_of(made, documents)
     return made
 
@@ -830,6 +858,8 @@ def edit_person(*, person, user, changes, via=""):
     with transaction.atomic(), audited(user, via):
         person = Person.objects.select_for_update().get(pk=person.pk)
         old_slug = person.slug
+        documents = _documents_of(person)
+        orcids = _record_orcids(documents)
         for name, value in changes.items():
             if name == "orcid":
                 value = normalise_orcid(value) if value else ""
@@ -854,7 +884,8 @@ def edit_person(*, person, user, changes, via=""):
         person.save()
         if person.slug != old_slug:
             _keep_address(old_slug, [person])
-        _pages_of([person], _documents_of(person))
+        _restamp(documents, orcids)
+        _pages_of([person], documents)
     return person
 
 

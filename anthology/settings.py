@@ -493,7 +493,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Anthology API",
     "DESCRIPTION": (
         "The record for machines: documents, topics, registries, tags, "
-        "decision logs and decision records, read-only. Anonymous requests "
+        "people, decision logs and decision records, read-only. Anonymous requests "
         "see what the public pages show; a staff member's API token "
         "(Authorization: Bearer) sees what its user may see in the admin."
     ),
@@ -510,6 +510,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "catalogue.models.choices.DocumentStatus",
         "DecisionStatusEnum": "catalogue.models.choices.DecisionStatus",
+        "PersonStateEnum": "catalogue.models.person.PersonState",
     },
 }
 # Where an API token is accepted: the API and the staff CSV exports.

@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from catalogue.addresses import absolute_url
-from catalogue.models import DecisionRecord, Document
+from catalogue.models import DecisionRecord, Document, PersonState
 from public import structured
 
 
@@ -28,6 +28,33 @@ class AuthorSerializer(serializers.Serializer):
     family = serializers.CharField(required=False)
     given = serializers.CharField(required=False)
     literal = serializers.CharField(required=False)
+
+
+class LinkedAuthorSerializer(serializers.Serializer):
+    """An author position of a document's text: the name as the document
+    writes it there, and the person the record links it to."""
+
+    position = serializers.IntegerField(help_text="From 0, in the author list.")
+    name = AuthorSerializer(help_text="As the document writes it.")
+    person = serializers.SerializerMethodField(
+        help_text="The person's id (slug), or null while no public document names them."
+    )
+    person_url = serializers.SerializerMethodField()
+
+    def _shown(self, authorship):
+        # A person is shown once a public document names them: the author
+        # of a draft alone has no address yet, for anyone.
+        return authorship.person_is_public
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_person(self, authorship):
+        return authorship.person.slug if self._shown(authorship) else None
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_person_url(self, authorship):
+        if not self._shown(authorship):
+            return None
+        return api_url("person-detail", slug=authorship.person.slug)
 
 
 class WorkIdentifierSerializer(serializers.Serializer):
@@ -51,6 +78,11 @@ class DocumentSerializer(serializers.Serializer):
     authors = serializers.CharField(help_text="As the citation prints them.")
     author_list = serializers.SerializerMethodField()
     authors_complete = serializers.SerializerMethodField()
+    authors_linked = LinkedAuthorSerializer(
+        source="current_authorships",
+        many=True,
+        help_text="Each position of the author list as far as known, with its person.",
+    )
     year = serializers.IntegerField()
     source_identifier = serializers.CharField()
     citation_note = serializers.CharField()
@@ -236,6 +268,81 @@ class TagSerializer(serializers.Serializer):
     @extend_schema_field(OpenApiTypes.URI)
     def get_documents_url(self, tag):
         return f"{api_url('document-list')}?tag={tag.slug}"
+
+
+class PersonSerializer(serializers.Serializer):
+    """A person a public document names: their name as their page shows it,
+    their ORCID iD once an editor has verified it, and the public documents
+    whose text names them."""
+
+    id = serializers.SlugField(source="slug", help_text="Their address: yang-liu.")
+    url = serializers.SerializerMethodField()
+    name = serializers.CharField(source="display_name", help_text="Yang Liu.")
+    sort_name = serializers.CharField(help_text="Liu, Yang.")
+    csl_name = AuthorSerializer(source="name", help_text="The name as a CSL name.")
+    orcid = serializers.SerializerMethodField(
+        help_text="0000-0002-1825-0097, once verified; else null."
+    )
+    orcid_url = serializers.SerializerMethodField()
+    orcid_verified = serializers.SerializerMethodField()
+    state = serializers.ChoiceField(
+        choices=PersonState.choices,
+        help_text="How far the record vouches that their positions are one "
+        "person: verified (by ORCID iD), asserted (by an editor) or inferred.",
+    )
+    affiliation = serializers.CharField()
+    homepage = serializers.CharField(help_text="An address, or empty.")
+    document_count = serializers.IntegerField(help_text="Their public documents.")
+    documents = serializers.SerializerMethodField(
+        help_text="Their public documents' identifiers, in number order."
+    )
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, person):
+        return api_url("person-detail", slug=person.slug)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_orcid(self, person):
+        return person.orcid if person.is_verified else None
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_orcid_url(self, person):
+        return person.orcid_url if person.is_verified else None
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_orcid_verified(self, person):
+        return person.is_verified
+
+    @extend_schema_field(NAME_LIST)
+    def get_documents(self, person):
+        named = (str(a.document.identifier) for a in person.public_authorships)
+        return list(dict.fromkeys(named))
+
+
+class PersonDocumentSerializer(serializers.Serializer):
+    """A position of the person in a public document's text."""
+
+    identifier = serializers.SerializerMethodField(help_text="LIT-027.")
+    url = serializers.SerializerMethodField()
+    position = serializers.IntegerField(help_text="From 0, in the author list.")
+    name = AuthorSerializer(help_text="As the document writes it.")
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_identifier(self, authorship):
+        return str(authorship.document.identifier)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, authorship):
+        return api_url("document-detail", identifier=authorship.document.identifier)
+
+
+class PersonDetailSerializer(PersonSerializer):
+    """A person with each position of theirs in a public document: the
+    document's identifier and API address, and the name as written there."""
+
+    authorships = PersonDocumentSerializer(
+        source="public_authorships", many=True, help_text="In number order."
+    )
 
 
 class DecisionLogSerializer(serializers.Serializer):

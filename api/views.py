@@ -5,14 +5,19 @@ querysets); a signed-in editor or a token's user who may view a model in
 the admin also sees its drafts, in the document and decision record views.
 """
 
-from django.db.models import Count, Exists, OuterRef, Q
-from django.http import Http404, JsonResponse
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Value
+from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
-from rest_framework import generics
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import generics, status
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
@@ -21,10 +26,13 @@ from api.pagination import RecordCursorPagination
 from catalogue.filters import DecisionRecordFilter, DocumentFilter
 from catalogue.models import (
     PUBLIC_STATUSES,
+    Authorship,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
+    Person,
+    PersonAddress,
     Registry,
     Topic,
 )
@@ -74,12 +82,33 @@ def documents_for(request):
     return Document.objects.public()
 
 
-def document_rows(documents):
+def current_authorships(*, drafts):
+    """The author positions of the documents' text now, each with its person
+    and whether a reader may see that person (``person_is_public``). Among
+    public documents alone every person is: a public document names them."""
+    positions = (
+        Authorship.objects.filter(version__isnull=True)
+        .select_related("person")
+        .order_by("position")
+    )
+    if not drafts:
+        return positions.annotate(person_is_public=Value(True))
+    public = Person.objects.public().filter(pk=OuterRef("person_id"))
+    return positions.annotate(person_is_public=Exists(public))
+
+
+def document_rows(documents, *, drafts=False):
     """Documents with everything a row shows, read in a fixed number of
-    queries whatever the page's size."""
+    queries whatever the page's size; ``drafts``: the rows may hold drafts,
+    whose authors may be no public person."""
+    positions = Prefetch(
+        "authorships",
+        queryset=current_authorships(drafts=drafts),
+        to_attr="current_authorships",
+    )
     return documents.select_related(
         "registry", "topic", "superseded_by__registry"
-    ).prefetch_related("tags")
+    ).prefetch_related("tags", positions)
 
 
 class DocumentList(RecordView, generics.ListAPIView):
@@ -91,7 +120,8 @@ class DocumentList(RecordView, generics.ListAPIView):
     filterset_class = DocumentFilter
 
     def get_queryset(self):
-        return document_rows(documents_for(self.request))
+        drafts = sees_drafts(self.request, Document)
+        return document_rows(documents_for(self.request), drafts=drafts)
 
 
 class DocumentDetail(RecordView, generics.RetrieveAPIView):
@@ -103,7 +133,10 @@ class DocumentDetail(RecordView, generics.RetrieveAPIView):
     def get_object(self):
         identifier = self.kwargs["identifier"]
         documents = documents_for(self.request)
-        queryset = document_rows(documents).prefetch_related("versions", "references")
+        drafts = sees_drafts(self.request, Document)
+        queryset = document_rows(documents, drafts=drafts).prefetch_related(
+            "versions", "references"
+        )
         try:
             document = queryset.get(
                 registry__prefix=identifier.prefix, number=identifier.number
@@ -174,6 +207,104 @@ class TagDetail(TagView, generics.RetrieveAPIView):
     """A tag a public document carries; its documents are ``documents_url``'s."""
 
     lookup_field = "slug"
+
+
+def public_authorships():
+    """A person's positions in public documents' text, in number order."""
+    positions = Authorship.objects.filter(
+        version__isnull=True, document__status__in=PUBLIC_STATUSES
+    ).select_related("document__registry")
+    return Prefetch(
+        "authorships",
+        queryset=positions.order_by(
+            "document__registry__prefix", "document__number", "position"
+        ),
+        to_attr="public_authorships",
+    )
+
+
+class PersonView(RecordView):
+    def get_queryset(self):
+        named = Q(
+            authorships__version__isnull=True,
+            authorships__document__status__in=PUBLIC_STATUSES,
+        )
+        return (
+            Person.objects.public()
+            .annotate(
+                document_count=Count(
+                    "authorships__document", filter=named, distinct=True
+                )
+            )
+            .prefetch_related(public_authorships())
+        )
+
+
+class PersonList(PersonView, generics.ListAPIView):
+    """The people public documents name, with their public documents."""
+
+    serializer_class = serializers.PersonSerializer
+
+
+FORMER_ADDRESS = OpenApiResponse(
+    description="A former address of one person (merged or renamed): Location "
+    "names their address now."
+)
+SPLIT_ADDRESS = OpenApiResponse(
+    response={
+        "type": "object",
+        "properties": {
+            "detail": {"type": "string"},
+            "people": {"type": "array", "items": {"type": "string", "format": "uri"}},
+        },
+        "required": ["detail", "people"],
+    },
+    description="A former address of a name since split into several people: "
+    "their addresses.",
+)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        responses={
+            200: serializers.PersonDetailSerializer,
+            300: SPLIT_ADDRESS,
+            301: FORMER_ADDRESS,
+        }
+    )
+)
+class PersonDetail(PersonView, generics.RetrieveAPIView):
+    """A person, with each of their positions in a public document's text.
+    A former address answers 301 to the person's address now; that of a
+    split name, 300 with the addresses of the people it names."""
+
+    serializer_class = serializers.PersonDetailSerializer
+
+    def retrieve(self, request, *args, **kwargs):
+        slug = kwargs["slug"]
+        person = self.get_queryset().filter(slug=slug).first()
+        if person is not None:
+            return Response(self.get_serializer(person).data)
+        return self.former_address(slug)
+
+    def former_address(self, slug):
+        """The answer at a slug no public person holds now: where the people
+        it named are, or 404."""
+        address = PersonAddress.objects.filter(slug=slug).first()
+        named = [] if address is None else address.persons.public().order_by("pk")
+        urls = [serializers.api_url("person-detail", slug=p.slug) for p in named]
+        if not urls:
+            raise Http404(f"No person at {slug}.")
+        if len(urls) == 1:
+            return HttpResponsePermanentRedirect(urls[0])
+        return Response(
+            {
+                "detail": f"{slug} was one name's address; it names "
+                f"{len(urls)} people now.",
+                "people": urls,
+            },
+            status=status.HTTP_300_MULTIPLE_CHOICES,
+        )
 
 
 def decisions_for(request):
@@ -272,6 +403,7 @@ ROOT = {
     "topics": "topic-list",
     "registries": "registry-list",
     "tags": "tag-list",
+    "people": "person-list",
     "decision_logs": "decision-log-list",
     "schema": "schema",
     "docs": "docs",

@@ -11,7 +11,8 @@ from taggit.models import TaggedItem
 from catalogue.addresses import absolute_url
 from catalogue.citations import doi_url
 from catalogue.identifiers import Identifier, identifier_path
-from catalogue.models import Document, Registry, Topic
+from catalogue.models import Authorship, Document, PersonState, Registry, Topic
+from catalogue.orcid import orcid_url
 from oai.protocol import OAIError
 
 # Records a list page holds: a harvest of any size is walked in pages of this
@@ -58,8 +59,9 @@ def earliest_datestamp():
     return records().aggregate(earliest=Min("updated_at"))["earliest"]
 
 
-def find(identifier):
-    """The public document of ``identifier`` with what its record shows, or
+def find(identifier, *, orcids=False):
+    """The public document of ``identifier`` with what its record shows (its
+    authors' verified ORCID iDs too, with ``orcids``), or
     OAIError(idDoesNotExist): a draft has no record, as it has no page."""
     document = (
         _with_facts(records())
@@ -71,6 +73,8 @@ def find(identifier):
             "idDoesNotExist", f"{oai_identifier(identifier)} is no record here."
         )
     _attach_tags([document])
+    if orcids:
+        _attach_orcids([document])
     return document
 
 
@@ -100,10 +104,11 @@ def selected(bounds, spec):
     return documents
 
 
-def page(documents, after=None, *, metadata=True):
+def page(documents, after=None, *, metadata=True, orcids=False):
     """The next page of ``documents`` in (datestamp, id) order after the key
     ``after``, with one more record than a page holds when more follow. One
-    query, and one more for the tags when the records carry ``metadata``."""
+    query, one more for the tags when the records carry ``metadata``, and one
+    for the authors' verified ORCID iDs with ``orcids``."""
     if after is not None:
         at, pk = after
         documents = documents.filter(Q(updated_at__gt=at) | Q(updated_at=at, pk__gt=pk))
@@ -115,6 +120,8 @@ def page(documents, after=None, *, metadata=True):
         return list(documents[: PAGE_SIZE + 1])
     found = list(_with_facts(documents)[: PAGE_SIZE + 1])
     _attach_tags(found)
+    if orcids:
+        _attach_orcids(found)
     return found
 
 
@@ -138,6 +145,27 @@ def _attach_tags(documents):
         names[pk].append(name)
     for document in documents:
         document.tag_names = names[document.pk]
+
+
+def _attach_orcids(documents):
+    """Each document's ORCID iDs by author position, as addresses, as
+    ``orcids``: those of the people its text names whom the record has
+    verified, in one query for all. A position linked to anyone else has
+    none: an iD is only given once an editor confirmed it."""
+    orcids = {document.pk: {} for document in documents}
+    rows = (
+        Authorship.objects.filter(
+            document__in=list(orcids),
+            version__isnull=True,
+            person__state=PersonState.VERIFIED,
+        )
+        .exclude(person__orcid="")
+        .values_list("document_id", "position", "person__orcid")
+    )
+    for pk, position, orcid in rows:
+        orcids[pk][position] = orcid_url(orcid)
+    for document in documents:
+        document.orcids = orcids[document.pk]
 
 
 def set_specs(document):
@@ -166,6 +194,9 @@ class Facts:
     subjects: list
     work_urls: list
     successor_url: str
+    # The ORCID iD addresses of the authors the record has verified, by
+    # position in the author list; none unless the format writes them.
+    orcids: dict
 
 
 def facts(document, page_path):
@@ -187,6 +218,7 @@ def facts(document, page_path):
         subjects=subjects,
         work_urls=list(dict.fromkeys(url for url in work_urls if url)),
         successor_url=successor,
+        orcids=getattr(document, "orcids", {}),
     )
 
 

@@ -122,7 +122,7 @@ def list_sets(arguments):
 def get_record(arguments):
     metadata_format = _format(arguments["metadataPrefix"])
     identifier = records.read_oai_identifier(arguments["identifier"])
-    document = records.find(identifier)
+    document = records.find(identifier, orcids=metadata_format.orcids)
     answer = Element(f"{IN_OAI}GetRecord")
     answer.append(_record(document, metadata_format, records.document_page_path()))
     return answer
@@ -182,7 +182,12 @@ def _list(verb, arguments, *, metadata):
         # carry it as an estimate, so a page costs the same from the second on.
         size = documents.count()
         resumption = Resumption(verb, arguments, after=None, cursor=0, size=size)
-    found = records.page(documents, resumption.after, metadata=metadata)
+    found = records.page(
+        documents,
+        resumption.after,
+        metadata=metadata,
+        orcids=metadata and metadata_format.orcids,
+    )
     if not found:
         raise OAIError("noRecordsMatch", "No record matches these arguments.")
     answer = Element(f"{IN_OAI}{verb}")

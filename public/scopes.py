@@ -84,6 +84,10 @@ PAGES = {
     "api:registry-detail": lambda kw: [LISTS],
     "api:tag-list": lambda kw: [LISTS, LISTING],
     "api:tag-detail": lambda kw: [LISTS, LISTING],
+    # People, as their pages: a change to a person expires ``people``, and a
+    # change to a public document (whose authors they are) the lists.
+    "api:person-list": lambda kw: [LISTS, PEOPLE],
+    "api:person-detail": lambda kw: [LISTS, PEOPLE],
     "api:decision-log-list": lambda kw: [DECISIONS],
     "api:decision-log-detail": lambda kw: [DECISIONS],
     "api:decision-record-list": lambda kw: [DECISIONS],
@@ -116,6 +120,7 @@ PARAMETERS = {
             "api:topic-list",
             "api:registry-list",
             "api:tag-list",
+            "api:person-list",
             "api:decision-log-list",
         ],
         frozenset(["cursor", "page_size"]),
@@ -143,7 +148,7 @@ SCOPE_PATHS = {
         *("/", "/search/*", "/statistics/*", "/feed/*", "/sitemap*"),
         *("/registries/*", "/tags/*", "/unfiled/*", "/people/*", "/venues/*"),
         *("/api/documents/", "/api/documents/?*", "/api/topics/*"),
-        *("/api/registries/*", "/api/tags/*"),
+        *("/api/registries/*", "/api/tags/*", "/api/people/*"),
     ],
     LISTING: [
         *("/topics/*", "/unfiled/*", "/registries/*", "/tags/*"),

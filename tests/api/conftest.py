@@ -1,5 +1,6 @@
 import pytest
 
+import actions.people
 from api.models import ApiToken
 from tests.factories import DocumentFactory, UserFactory
 
@@ -35,12 +36,15 @@ def people():
 @pytest.fixture
 def with_draft(public_record):
     """The small public record and a draft in its topic, LIT-012, tagged
-    "unseen"."""
+    "unseen", by Unread (a person no public document names)."""
     draft = DocumentFactory(
         registry=public_record["cited"].registry,
         number=12,
         topic=public_record["topic"],
         title="A draft nobody may read",
+        authors="Unread et al.",
         tags=["unseen"],
     )
+    # As the desk's save links a draft's authors.
+    actions.people.link_documents([draft])
     return {**public_record, "draft": draft}

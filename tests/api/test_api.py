@@ -30,6 +30,7 @@ def test_the_root_names_every_list(client):
         "topics": "http://testserver/api/topics/",
         "registries": "http://testserver/api/registries/",
         "tags": "http://testserver/api/tags/",
+        "people": "http://testserver/api/people/",
         "decision_logs": "http://testserver/api/decision-logs/",
         "schema": "http://testserver/api/schema/",
         "docs": "http://testserver/api/docs/",

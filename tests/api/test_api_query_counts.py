@@ -8,14 +8,16 @@ from tests.public.test_query_counts import fill
 pytestmark = pytest.mark.django_db
 
 PAGES = [
-    # The documents, then their tags.
-    ("documents", "/api/documents/?page_size=1000", 2),
-    ("filtered documents", "/api/documents/?page_size=1000&year_from=1990", 2),
-    # The filter's registry, then the documents and their tags.
-    ("a registry's documents", "/api/documents/?page_size=1000&registry=LIT", 3),
-    # The document; its tags, versions and references; what it supersedes,
-    # what names it, the decision records naming it.
-    ("document", "/api/documents/LIT-002/", 7),
+    # The documents, then their tags, then their author positions with each
+    # position's person (one query for the page: the positions link people).
+    ("documents", "/api/documents/?page_size=1000", 3),
+    ("filtered documents", "/api/documents/?page_size=1000&year_from=1990", 3),
+    # The filter's registry, then the documents, their tags and positions.
+    ("a registry's documents", "/api/documents/?page_size=1000&registry=LIT", 4),
+    # The document; its tags, author positions (with their people), versions
+    # and references; what it supersedes, what names it, the decision records
+    # naming it.
+    ("document", "/api/documents/LIT-002/", 8),
     ("topics", "/api/topics/?page_size=1000", 1),
     ("registries", "/api/registries/?page_size=1000", 1),
     ("tags", "/api/tags/?page_size=1000", 1),

@@ -4,9 +4,10 @@ answers, and drafts only for the roles that may view them in the admin."""
 import pytest
 from django.urls import URLPattern
 
+import actions.people
 import api.urls
-from catalogue.models import DecisionRecord
-from tests.factories import DecisionRecordFactory
+from catalogue.models import Authorship, DecisionRecord
+from tests.factories import DecisionRecordFactory, factory_publisher
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +30,9 @@ registry-list        registries/                                 200 200 200 200
 registry-detail      registries/LIT/                             200 200 200 200 200
 tag-list             tags/                                       200 200 200 200 200
 tag-detail           tags/memory/                                200 200 200 200 200
+person-list          people/                                     200 200 200 200 200
+person-detail        people/cited-author/                        200 200 200 200 200
+person-detail        people/unread/                              404 404 404 404 404
 decision-log-list    decision-logs/                              200 200 200 200 200
 decision-log-detail  decision-logs/anthology/                    200 200 200 200 200
 decision-record-list decision-logs/anthology/records/            200 200 200 200 200
@@ -53,7 +57,17 @@ def table():
 @pytest.fixture
 def record(with_draft):
     """The public record with a draft document, LIT-012, a second file of
-    ADR-026 and a draft decision record, ADR-030."""
+    ADR-026 and a draft decision record, ADR-030; LIT-004's first author is at
+    ``cited-author``. People are public alike for every role: the draft's
+    author, Unread, has no address."""
+    cited = Authorship.objects.get(
+        document=with_draft["cited"], version=None, position=0
+    )
+    actions.people.edit_person(
+        person=cited.person,
+        user=factory_publisher(),
+        changes={"slug": "cited-author"},
+    )
     own = DecisionRecord.objects.get(number=26).log
     DecisionRecordFactory(log=own, number=26, twin=2, title="A second file")
     DecisionRecordFactory(log=own, number=30, draft=True, title="Undecided")
