@@ -547,7 +547,9 @@ class PersonForm(forms.ModelForm):
         help_text="0000-0002-1825-0097, or its https://orcid.org/ address. An "
         "editor who has checked it on orcid.org may mark the person verified.",
     )
-    homepage = forms.URLField(required=False, max_length=500, assume_scheme="https")
+    homepage = forms.URLField(
+        required=False, max_length=500, assume_scheme="https", label="Homepage"
+    )
     user = None
 
     class Meta:

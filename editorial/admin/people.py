@@ -117,6 +117,11 @@ class PersonAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
         form = super().get_form(request, obj, **kwargs)
         return type(form.__name__, (form,), {"user": request.user})
 
+    @admin.display(description="Name")
+    def name_line(self, person):
+        """The name as the form writes it, for whoever may only read it."""
+        return author_line(person.name)
+
     @admin.display(description="Documents", ordering="documents")
     def documents_named(self, person):
         return person.documents or 0

@@ -302,6 +302,7 @@ def test_an_editor_reads_a_person_and_changes_nothing(client, editor, rajbhandar
     refused = client.post(url, {"name_line": "Someone, Else", "state": "inferred"})
 
     assert soup.select("input[name=name_line]") == []
+    assert texts(soup, ".field-name_line .readonly") == ["Rajbhandari, Samyam"]
     assert "Split this person…" not in texts(soup, ".object-tools a")
     assert refused.status_code == 403
     assert Person.objects.get(pk=rajbhandari.samyam.pk).name == SAMYAM
