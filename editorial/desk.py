@@ -5,18 +5,22 @@ from dataclasses import dataclass
 
 from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
 from catalogue.models import (
+    Authorship,
     BrokenReference,
     CandidateTopic,
     Document,
     DocumentVersion,
+    PersonProposal,
     Revision,
 )
 
 RECENT = 8
+# How many of the people to check the desk itself lists.
+PEOPLE_SHOWN = 8
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,46 @@ def document_queues(user):
     ]
 
 
+def open_proposals():
+    """The open proposals that two people are one, oldest first, each with
+    the position it is about (its person and document) and the candidate's
+    positions in documents' texts now (``candidate.positions``)."""
+    candidates = Authorship.objects.filter(version__isnull=True).select_related(
+        "document__registry"
+    )
+    return (
+        PersonProposal.objects.filter(status=PersonProposal.Status.OPEN)
+        .select_related(
+            "authorship__person", "authorship__document__registry", "candidate"
+        )
+        .prefetch_related(
+            Prefetch(
+                "candidate__authorships",
+                queryset=candidates.order_by(
+                    "document__registry__prefix", "document__number", "position"
+                ),
+                to_attr="positions",
+            )
+        )
+        .order_by("created_at", "pk")
+    )
+
+
+def people_to_check():
+    """The desk's queue of open proposals, and the oldest of them."""
+    count = PersonProposal.objects.filter(status=PersonProposal.Status.OPEN).count()
+    queue = Queue(
+        "People to check",
+        count,
+        reverse("admin:catalogue_personproposal_check"),
+        "Names the record could not tell apart: one person, or two?",
+    )
+    return queue, (list(open_proposals()[:PEOPLE_SHOWN]) if count else [])
+
+
 def queues(user):
-    """The desk for ``user``: the queues, and the documents published last."""
+    """The desk for ``user``: the queues, the oldest people to check, and the
+    documents published last."""
     broken = Queue(
         "Broken references",
         BrokenReference.objects.broken().count(),
@@ -96,8 +138,11 @@ def queues(user):
         reverse("admin:catalogue_topic_candidates"),
         "Groups of documents the topic list cannot place: topics it may lack.",
     )
+    people, proposals = people_to_check()
     return {
-        "queues": [*document_queues(user), broken, candidates],
+        "queues": [*document_queues(user), broken, candidates, people],
+        "people": people,
+        "proposals": proposals,
         "duplicates": reverse("admin:catalogue_document_duplicates"),
         "published": DocumentVersion.objects.select_related(
             "document__registry", "published_by", "written_by"

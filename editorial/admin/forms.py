@@ -1,5 +1,6 @@
 """The admin's forms: a document as an editor edits it, the bulk actions'
-inputs, a decision record with the records it supersedes."""
+inputs, a decision record with the records it supersedes, a person as an
+editor corrects, merges and splits them."""
 
 from typing import NamedTuple
 
@@ -15,9 +16,12 @@ from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
 from actions.documents import EDITABLE_FIELDS, editable_state, editor_state
+from actions.people import edit_person
 from catalogue.citations import (
+    author_line,
     author_lines,
     derived_authors,
+    parse_author_line,
     parse_author_lines,
     source_key,
     spelled_as_recorded,
@@ -28,8 +32,10 @@ from catalogue.models import (
     DecisionRecord,
     DecisionRelation,
     Document,
+    Person,
     Topic,
 )
+from catalogue.orcid import normalise_orcid
 from editorial.merge import three_way_merge
 from public.diffs import render_word_diff
 
@@ -479,3 +485,200 @@ class TagMergeForm(forms.Form):
         if keep == self.NEW:
             return self.cleaned_data["new_name"].strip()
         return self.names[keep]
+
+
+class PersonNameField(forms.CharField):
+    """A person's name on one line, as in an author list: ``Rajbhandari,
+    Samyam`` for a person, ``{Wan Team, Alibaba}`` for an organisation."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 500)
+        kwargs.setdefault(
+            "help_text",
+            "The name the person's page shows: ‘Family, Given’ (Rajbhandari, "
+            "Samyam) for a person, in braces for an organisation ({Wan Team, "
+            "Alibaba}). Each document keeps the name as it writes it.",
+        )
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return author_line(value) if isinstance(value, dict) else value
+
+    def to_python(self, value):
+        if isinstance(value, dict):
+            return value
+        value = super().to_python(value)
+        try:
+            return parse_author_line(value)
+        except ValueError as error:
+            raise ValidationError(f"{error}.", code="name_line") from None
+
+    def has_changed(self, initial, data):
+        # A name keeps what the line does not show (an ORCID iD written into
+        # it) unless the line itself changed.
+        shown = {key: value for key, value in (initial or {}).items() if key in NAME}
+        try:
+            return self.to_python(data) != shown
+        except ValidationError:
+            return True
+
+
+# The parts of a CSL name its one line shows.
+NAME = {"family", "given", "literal"}
+
+
+class PersonForm(forms.ModelForm):
+    """A person as an editor corrects them, saved by ``edit_person``.
+
+    The action is the form's model check: where a ModelForm would check the
+    instance and later save it, this form has the action check and save in
+    one step (in the admin's transaction), so what the action refuses (an
+    ORCID iD whose check character is wrong, an address another person had,
+    ``verified`` without an iD) shows on the field it names, and nothing is
+    written. The admin gives the form its ``user``.
+    """
+
+    name_line = PersonNameField(label="Name")
+    # A pasted https://orcid.org/ address is read by the action.
+    orcid = forms.CharField(
+        required=False,
+        max_length=100,
+        label="ORCID iD",
+        help_text="0000-0002-1825-0097, or its https://orcid.org/ address. An "
+        "editor who has checked it on orcid.org may mark the person verified.",
+    )
+    homepage = forms.URLField(
+        required=False, max_length=500, assume_scheme="https", label="Homepage"
+    )
+    user = None
+
+    class Meta:
+        model = Person
+        fields = ["slug", "orcid", "affiliation", "homepage", "state"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initial["name_line"] = self.instance.name
+        self.person = self.instance
+
+    def clean_orcid(self):
+        orcid = normalise_orcid(self.cleaned_data["orcid"])
+        holder = (
+            Person.objects.filter(orcid=orcid).exclude(pk=self.instance.pk).first()
+            if orcid
+            else None
+        )
+        if holder is not None:
+            raise ValidationError(
+                format_html(
+                    '<a href="{}">{}</a> holds this ORCID iD: if they are one '
+                    "person, merge them.",
+                    reverse("admin:catalogue_person_change", args=[holder.pk]),
+                    holder,
+                ),
+                code="orcid_taken",
+            )
+        return orcid
+
+    def _post_clean(self):
+        if self.errors or not self.changed_data:
+            return
+        changes = {
+            "name" if name == "name_line" else name: self.cleaned_data[name]
+            for name in self.changed_data
+        }
+        try:
+            self.person = edit_person(
+                person=self.instance, user=self.user, changes=changes
+            )
+        except ValidationError as error:
+            self._refused(error)
+
+    def _refused(self, error):
+        """Put the action's refusal on the fields it names."""
+        if not hasattr(error, "error_dict"):
+            field = "orcid" if error.code in ORCID_CODES else None
+            self.add_error(field, error)
+            return
+        for name, errors in error.error_dict.items():
+            field = "name_line" if name == "name" else name
+            self.add_error(field if field in self.fields else None, errors)
+
+
+# What ``catalogue.orcid`` says of a value that is not an ORCID iD.
+ORCID_CODES = {"orcid_form", "orcid_checksum"}
+
+
+class PersonMergeForm(forms.Form):
+    """Which of the people being merged the others merge into."""
+
+    keep = forms.ChoiceField(widget=forms.RadioSelect, label="Keep")
+
+    def __init__(self, *args, people, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.people = {str(person.pk): person for person in people}
+        self.fields["keep"].choices = [
+            (pk, f"{person} ({person.slug})") for pk, person in self.people.items()
+        ]
+
+    def kept(self):
+        return self.people[self.cleaned_data["keep"]]
+
+
+class PersonSplitForm(forms.Form):
+    """Which new person each row of a person's positions goes to (person 1,
+    2, …, of ``groups``), and each new person's affiliation, if known.
+
+    ``rows``: each has a ``key`` (naming its field) and the ``pks`` of the
+    positions it stands for (a document's position in its text now and in
+    its versions go together)."""
+
+    def __init__(self, *args, rows, groups, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rows, self.groups = rows, groups
+        choices = [(str(n), f"Person {n}") for n in range(1, groups + 1)]
+        for row in rows:
+            self.fields[f"position_{row.key}"] = forms.TypedChoiceField(
+                choices=choices,
+                coerce=int,
+                initial="1",
+                label=f"New person for {row.label}",
+            )
+        for n in range(1, groups + 1):
+            self.fields[f"affiliation_{n}"] = forms.CharField(
+                required=False,
+                max_length=300,
+                label=f"Affiliation of person {n}",
+                help_text="Optional; it also tells the new address apart.",
+            )
+
+    def position_fields(self):
+        return [(row, self[f"position_{row.key}"]) for row in self.rows]
+
+    def affiliation_fields(self):
+        return [self[f"affiliation_{n}"] for n in range(1, self.groups + 1)]
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        if self.groups < 2:
+            raise ValidationError(
+                "A split makes two people or more: choose at least two.",
+                code="split_groups",
+            )
+        held = {n: [] for n in range(1, self.groups + 1)}
+        for row in self.rows:
+            held[cleaned[f"position_{row.key}"]].extend(row.pks)
+        empty = [str(n) for n, pks in held.items() if not pks]
+        if empty:
+            raise ValidationError(
+                f"Person {' and '.join(empty)} would have no position: give "
+                f"{'them' if len(empty) > 1 else 'it'} one, or split into "
+                "fewer people.",
+                code="split_empty",
+            )
+        self.split_groups = [
+            (pks, cleaned[f"affiliation_{n}"].strip()) for n, pks in held.items()
+        ]
+        return cleaned

@@ -42,6 +42,7 @@ from catalogue.models import (
     Document,
     DocumentVersion,
     Person,
+    PersonProposal,
     Preface,
     Registry,
     Topic,
@@ -504,6 +505,64 @@ def make_candidate_topic(w):
     return Change(w.document.get_absolute_url(), shows="Pipeline bubbles")
 
 
+def person_of(document):
+    return Person.objects.get(authorships__document=document, authorships__version=None)
+
+
+def person_change(w):
+    person = person_of(w.document)
+    url = reverse("admin:catalogue_person_change", args=[person.pk])
+    post_form(w, url, affiliation="Microsoft", slug=f"{person.slug}-msr")
+    return Change(w.document.get_absolute_url())
+
+
+def person_merge(w):
+    kept, merged = person_of(w.document), person_of(w.other)
+    response = w.client.post(
+        reverse("admin:catalogue_person_changelist"),
+        {
+            "action": "merge_people_action",
+            "_selected_action": [kept.pk, merged.pk],
+            "keep": str(kept.pk),
+            "confirm": "Confirm",
+        },
+    )
+    assert response.status_code == 302
+    assert not Person.objects.filter(pk=merged.pk).exists()
+    return Change(w.other.get_absolute_url())
+
+
+def same_author_again(w):
+    """The draft, by LIT-002's author on its topic, published: one person
+    named by two documents."""
+    Document.objects.filter(pk=w.draft.pk).update(authors=w.document.authors)
+    actions.documents.publish(document=w.draft, user=w.user)
+
+
+def person_split(w):
+    person = person_of(w.document)
+    url = reverse("admin:catalogue_person_split", args=[person.pk])
+    data = form_data(w.client.get(url), "form.split")
+    second = sorted(name for name in data if name.startswith("position_"))[-1]
+    data[second] = "2"
+    assert w.client.post(url, data).status_code == 302
+    assert not Person.objects.filter(pk=person.pk).exists()
+    return Change(w.document.get_absolute_url())
+
+
+def same_name_elsewhere(w):
+    """LIT-006, by LIT-002's author on another topic: a proposal."""
+    DocumentFactory(number=6, authors=w.document.authors, published=True)
+
+
+def proposal_accept(w):
+    proposal = PersonProposal.objects.get()
+    url = reverse("admin:catalogue_personproposal_decide", args=[proposal.pk])
+    assert w.client.post(url, {"_accept": "pressed"}).status_code == 302
+    assert PersonProposal.objects.get().status == "accepted"
+    return Change(w.document.get_absolute_url())
+
+
 ROWS = {
     "admin: add a document": Row(add_document, number=True, page=False, purge=False),
     "admin: save a public document": Row(hold_revision, page=True, purge=False),
@@ -585,6 +644,14 @@ ROWS = {
     "admin: delete a decision record": Row(decision_delete),
     "admin: make a candidate topic a topic": Row(
         make_candidate_topic, setup=candidate_group
+    ),
+    # A person shows on the reading room's people pages, tested with them;
+    # here, the pages of the documents that name them are expired.
+    "admin: correct a person": Row(person_change, page=False),
+    "admin: merge people": Row(person_merge, page=False),
+    "admin: split a person": Row(person_split, setup=same_author_again, page=False),
+    "admin: accept a proposal": Row(
+        proposal_accept, setup=same_name_elsewhere, page=False
     ),
     "command: import_index": Row(command_import_index),
     # A restore brings back the audit trail as it was and adds nothing.
@@ -718,6 +785,9 @@ ENTRY_POINTS = {
     "catalogue_venue_add": "admin: change a venue",
     "catalogue_venue_change": "admin: change a venue",
     "catalogue_venue_delete": "admin: delete a tag",
+    "catalogue_person_change": "admin: correct a person",
+    "catalogue_person_split": "admin: split a person",
+    "catalogue_personproposal_decide": "admin: accept a proposal",
     "taggit_tag_add": "admin: change a tag",
     "taggit_tag_change": "admin: change a tag",
     "taggit_tag_delete": "admin: delete a tag",
@@ -741,6 +811,17 @@ ENTRY_POINTS = {
             "catalogue_decisionrecord_import_folder_job",
             "taggit_tag_changelist",
             "taggit_tag_history",
+            # No one adds or deletes a person or a proposal in the admin, and
+            # a proposal is decided on its own page.
+            *(
+                f"catalogue_person_{page}"
+                for page in ["changelist", "history", "auditlog", "add", "delete"]
+            ),
+            *(
+                f"catalogue_personproposal_{page}"
+                for page in ["changelist", "add", "change", "history", "delete"]
+            ),
+            "catalogue_personproposal_check",
             *(
                 f"catalogue_brokenreference_{page}"
                 for page in ["changelist", "add", "history", "delete", "change"]
@@ -762,6 +843,7 @@ ENTRY_POINTS = {
     "action:venue:delete_selected": "admin: delete a tag",
     "action:tag:delete_selected": "admin: delete a tag",
     "action:tag:merge_tags_action": "admin: merge tags",
+    "action:person:merge_people_action": "admin: merge people",
     **dict.fromkeys(
         [
             "action:document:export_documents_csv",

@@ -94,6 +94,20 @@ admin:catalogue_venue_change                  403 403 403 200
 admin:catalogue_venue_history                 403 403 403 200
 admin:catalogue_venue_auditlog                403 403 403 200
 admin:catalogue_venue_delete                  403 403 403 200
+admin:catalogue_person_changelist             403 200 200 200
+admin:catalogue_person_add                    403 403 403 403
+admin:catalogue_person_change                 403 200 200 200
+admin:catalogue_person_history                403 200 200 200
+admin:catalogue_person_auditlog               403 200 200 200
+admin:catalogue_person_delete                 403 403 403 403
+admin:catalogue_person_split                  403 403 200 200
+admin:catalogue_personproposal_changelist     403 200 200 200
+admin:catalogue_personproposal_add            403 403 403 403
+admin:catalogue_personproposal_change         403 200 200 200
+admin:catalogue_personproposal_history        403 200 200 200
+admin:catalogue_personproposal_delete         403 403 403 403
+admin:catalogue_personproposal_check          403 200 200 200
+admin:catalogue_personproposal_decide         405 405 405 405
 admin:catalogue_brokenreference_changelist    403 200 200 200
 admin:catalogue_brokenreference_add           403 403 403 403
 admin:catalogue_brokenreference_change        403 200 200 200
@@ -181,6 +195,12 @@ ACTIONS = {
         "superuser": "delete_selected merge_tags_action",
     },
     "axes.AccessAttempt": {"superuser": "cleanup_expired_attempts delete_selected"},
+    # People go by being merged, never deleted; proposals are decided.
+    "catalogue.Person": {
+        "publisher": "merge_people_action",
+        "superuser": "merge_people_action",
+    },
+    "catalogue.PersonProposal": {},
     "catalogue.BrokenReference": {},
     "auditlog.LogEntry": {},
     "jobs.Job": {},
@@ -258,6 +278,10 @@ def record(people, backup_dir):
         documents=[DocumentFactory(number=5, summary="After LIT-999.", published=True)]
     )
     Preface.objects.create(text="Start at LIT-999.")
+    # Two documents naming "Rajbhandari", on two topics: two people, and the
+    # desk's proposal that they are one.
+    DocumentFactory(number=6, authors="Rajbhandari", published=True)
+    DocumentFactory(number=7, authors="Rajbhandari", published=True)
     AccessAttempt.objects.create(
         username="x", ip_address="192.0.2.1", failures_since_start=1
     )
