@@ -205,6 +205,7 @@ class PeopleIndex:
         for table in (self.by_key, self.by_family):
             for pks in table.values():
                 pks[:] = [real.get(pk, pk) for pk in pks]
+        self.by_orcid = {orcid: real.get(pk, pk) for orcid, pk in self.by_orcid.items()}
 
     def forget(self, pks):
         """The people ``pks`` are gone."""
@@ -276,6 +277,17 @@ def positions_of(document):
     """The author positions of ``document``'s text, as CSL names."""
     authors, _ = document.known_authors
     return [dict(author) for author in authors]
+
+
+def _orcid_of(name):
+    """The ORCID iD a name carries (CSL-JSON as Crossref writes it), if it
+    is one; else ""."""
+    orcid = normalise_orcid(str(name.get("ORCID", "")))
+    try:
+        validate_orcid(orcid)
+    except ValidationError:
+        return ""
+    return orcid
 
 
 def _evidence(index, person_pk, document, families):
@@ -357,7 +369,7 @@ class Linker:
 
     def _link_one(self, spot, families):
         index, document = self.index, spot.document
-        orcid = normalise_orcid(str(spot.name.get("ORCID", "")))
+        orcid = _orcid_of(spot.name)
         if orcid and orcid in index.by_orcid:
             return self._add_authorship(spot, index.by_orcid[orcid])
         same = index.by_key.get(spot.key, [])
@@ -387,10 +399,14 @@ class Linker:
     def _new_person(self, name):
         """A new inferred person called ``name``, known by a stand-in pk (a
         negative number) until ``write`` inserts them all at once."""
-        person = Person(name=name, state=PersonState.INFERRED)
+        orcid = _orcid_of(name)
+        if orcid in self.index.by_orcid:
+            orcid = ""
+        # An iD the source gives is kept, not vouched for: an editor verifies.
+        person = Person(name=name, state=PersonState.INFERRED, orcid=orcid)
         stand_in = -(len(self.new_people) + 1)
         self.new_people.append(person)
-        self.index._person(stand_in, name)
+        self.index._person(stand_in, name, orcid)
         return stand_in
 
     def _add_authorship(self, spot, person_pk, families=()):
@@ -865,6 +881,15 @@ def edit_person(*, person, user, changes, via=""):
                 value = normalise_orcid(value) if value else ""
                 if value:
                     validate_orcid(value)
+                holder = Person.objects.filter(orcid=value).exclude(pk=person.pk)
+                if value and (holder := holder.first()) is not None:
+                    raise ValidationError(
+                        {
+                            "orcid": f"{holder} (/people/{holder.slug}/) holds this "
+                            "ORCID iD: merge the two instead."
+                        },
+                        code="orcid_held",
+                    )
             setattr(person, name, value)
         if person.state == PersonState.VERIFIED and not person.orcid:
             raise ValidationError(

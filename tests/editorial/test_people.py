@@ -490,3 +490,36 @@ def test_a_rejected_proposal_stays_rejected(lit):
     assert PersonProposal.objects.get().status == ProposalStatus.REJECTED
     assert Person.objects.filter(display_name__endswith="Liu").count() == 2
     assert person_at(variant).display_name == "Y. Liu"
+
+
+def test_an_orcid_the_source_gives_is_kept_unverified_on_the_new_person(lit):
+    author_list = [
+        {
+            "family": "Liu",
+            "given": "Yang",
+            "ORCID": "http://orcid.org/0000-0002-1825-0097",
+        }
+    ]
+    document = DocumentFactory(
+        number=101, registry=lit, author_list=author_list, authors="Liu", published=True
+    )
+
+    person = person_at(document)
+    assert (person.orcid, person.state) == ("0000-0002-1825-0097", PersonState.INFERRED)
+    assert not person.is_verified
+
+
+def test_one_orcid_is_one_persons(lit):
+    one = paper(27, "Yang Liu", registry=lit, topic=TopicFactory())
+    other = paper(102, "Yang Liu", registry=lit, topic=TopicFactory())
+    publisher = factory_publisher()
+    edit_person(
+        person=person_at(one), user=publisher, changes={"orcid": "0000-0002-1825-0097"}
+    )
+
+    with pytest.raises(ValidationError, match="holds this ORCID iD: merge the two"):
+        edit_person(
+            person=person_at(other),
+            user=publisher,
+            changes={"orcid": "0000-0002-1825-0097"},
+        )
