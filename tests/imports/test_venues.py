@@ -93,6 +93,7 @@ def test_an_editor_adds_a_venue_in_the_admin_and_the_next_import_reads_it(
         url,
         {
             "name": "Jiang",
+            "slug": "jiang",
             "full_name": "Not a venue, to show the table is what is read",
             "kind": "report",
             "doi_prefix": "",
