@@ -45,7 +45,7 @@ from django.utils.text import slugify
 
 from actions import pages
 from actions.staging import Staging
-from actions.steps import audited, require
+from actions.steps import _listening, audited, require
 from catalogue.identifiers import permanent_form
 from catalogue.models import (
     Authorship,
@@ -220,18 +220,25 @@ class PeopleIndex:
             self.by_orcid = {o: p for o, p in self.by_orcid.items() if p != pk}
 
     def know_slugs(self, bases):
-        """Read, in one query each of people and former addresses, the slugs
-        taken among ``bases`` and their namesakes' (``base-2``, and so on)."""
+        """Read the slugs taken among ``bases`` and, for a base taken, its
+        namesakes' (``base-2``, ``base-edinburgh``): one query each of people
+        and former addresses, and one more for the bases found taken."""
         bases = sorted(set(bases) - self.slugs_read)
         if self.everything or not bases:
             return
         self.slugs_read.update(bases)
-        for start in range(0, len(bases), 200):
-            chunk = bases[start : start + 200]
-            pattern = "^(" + "|".join(re.escape(base) for base in chunk) + ")(-.+)?$"
+        taken = set()
+        for model in (Person, PersonAddress):
+            taken.update(
+                model.objects.filter(slug__in=bases).values_list("slug", flat=True)
+            )
+        self.slugs |= taken
+        taken = sorted(taken)
+        for start in range(0, len(taken), 200):
+            pattern = "|".join(re.escape(base) for base in taken[start : start + 200])
             for model in (Person, PersonAddress):
                 self.slugs.update(
-                    model.objects.filter(slug__regex=pattern).values_list(
+                    model.objects.filter(slug__regex=f"^({pattern})-").values_list(
                         "slug", flat=True
                     )
                 )
@@ -512,6 +519,8 @@ def _created_entries(objects, user, via):
     # A bulk insert sends no signal: the attribution in force (a request's
     # user, an action's) is read here, as auditlog's receiver would.
     attributed = auditlog_value.get(None) or {}
+    if attributed and not _listening(attributed.get("signal_duid")):
+        attributed = {}  # a request's attribution, left behind when it ended
     if not getattr(user, "is_authenticated", False):
         user = attributed.get("actor")
     if not getattr(user, "is_authenticated", False):
