@@ -10,13 +10,14 @@ from urllib.parse import urlsplit
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemap_views
 from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.http import http_date
 
 from catalogue.addresses import absolute_url, site_origin
-from catalogue.models import DecisionRecord, Document, Registry, Topic
+from catalogue.models import DecisionRecord, Document, Person, Registry, Topic, Venue
 
 
 class SectionSitemap(Sitemap):
@@ -39,6 +40,8 @@ class PageSitemap(SectionSitemap):
             "catalogue:index",
             "catalogue:registry-list",
             "catalogue:tag-list",
+            "catalogue:people",
+            "catalogue:venue-list",
             "catalogue:decision-list",
             "catalogue:unfiled",
         ]
@@ -83,6 +86,22 @@ class TagSitemap(SectionSitemap):
         return reverse("catalogue:tag-detail", kwargs={"slug": tag.slug})
 
 
+class PersonSitemap(SectionSitemap):
+    limit = 10000
+
+    def items(self):
+        return Person.objects.public().order_by("sort_name", "slug").only("slug")
+
+
+class VenueSitemap(SectionSitemap):
+    """The venues of public documents: a venue of none has a page, but
+    nothing on it to find."""
+
+    def items(self):
+        published = Document.objects.public().filter(known_venue=OuterRef("pk"))
+        return Venue.objects.filter(Exists(published)).order_by("name")
+
+
 SITEMAPS = {
     "pages": PageSitemap,
     "topics": TopicSitemap,
@@ -90,6 +109,8 @@ SITEMAPS = {
     "documents": DocumentSitemap,
     "decisions": DecisionRecordSitemap,
     "tags": TagSitemap,
+    "people": PersonSitemap,
+    "venues": VenueSitemap,
 }
 
 

@@ -78,6 +78,19 @@ class DocumentQuerySet(models.QuerySet):
         """Documents filed against no topic: legal, and listed as unfiled."""
         return self.filter(topic__isnull=True)
 
+    def by_person(self, person):
+        """Documents whose text now names ``person`` at an author position
+        (their versions' positions aside)."""
+        from catalogue.models.person import Authorship
+
+        return self.filter(
+            Exists(
+                Authorship.objects.filter(
+                    document=OuterRef("pk"), version__isnull=True, person=person
+                )
+            )
+        )
+
     def in_number_order(self):
         return self.select_related("registry").order_by("registry__prefix", "number")
 
@@ -116,10 +129,15 @@ class DocumentQuerySet(models.QuerySet):
 
         ``topic=None`` counts the unfiled documents. One query.
         """
+        return self.registry_shares(self.filter(topic=topic))
 
-        # A count per registry, each an index-only scan of the index
-        # document_registry_counts: no table row is read, however large the
-        # record grows.
+    def registry_shares(self, listed):
+        """Per registry: how many of these documents ``listed`` (some of them:
+        a topic's, a person's) holds, of all. One query."""
+
+        # A count per registry; the totals and a topic's are each an
+        # index-only scan of the index document_registry_counts: no table row
+        # is read, however large the record grows.
         def count(documents):
             return Coalesce(
                 Subquery(
@@ -133,9 +151,7 @@ class DocumentQuerySet(models.QuerySet):
             )
 
         rows = (
-            Registry.objects.annotate(
-                listed=count(self.filter(topic=topic)), total=count(self)
-            )
+            Registry.objects.annotate(listed=count(listed), total=count(self))
             .order_by("prefix")
             .values_list("prefix", "listed", "total")
         )

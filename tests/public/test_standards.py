@@ -217,6 +217,8 @@ def test_every_sitemap_file_is_valid_and_empty_sections_are_left_out(client, rec
         "/sitemap-documents.xml",
         "/sitemap-decisions.xml",
         "/sitemap-tags.xml",
+        "/sitemap-people.xml",
+        "/sitemap-venues.xml",
     ]
 
 
