@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def reading_record(imported_seed, editorial_groups):
+def reading_record(known_venues, imported_seed, editorial_groups):
     """The seed page, a decision record, a document that cites LIT-004, and a
     revision of LIT-004 published as v5."""
     topic = Topic.objects.get(slug="distributed-optimization")
@@ -170,8 +170,13 @@ PAGE_TYPES = [
     "/tags/memory/",
     "/decisions/",
     "/decisions/ADR-026/",
+    "/people/",
+    "/people/rajbhandari/",
+    "/venues/",
+    "/venues/osdi/",
     "/search/",
     "/search/?q=checkpointing",
+    "/search/?q=chen+rajbhandari",
     "/search/?q=ADR-099",
     "/search/?q=nothing-matches-this",
     "/topics/no-such-topic/",
