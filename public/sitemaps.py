@@ -10,14 +10,14 @@ from urllib.parse import urlsplit
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemap_views
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.http import http_date
 
 from catalogue.addresses import absolute_url, site_origin
-from catalogue.models import DecisionRecord, Document, Person, Registry, Topic, Venue
+from catalogue.models import DecisionRecord, Document, Person, Registry, Topic
+from public.people import venue_counts
 
 
 class SectionSitemap(Sitemap):
@@ -98,8 +98,7 @@ class VenueSitemap(SectionSitemap):
     nothing on it to find."""
 
     def items(self):
-        published = Document.objects.public().filter(known_venue=OuterRef("pk"))
-        return Venue.objects.filter(Exists(published)).order_by("name")
+        return venue_counts().filter(document_count__gt=0)
 
 
 SITEMAPS = {

@@ -81,11 +81,11 @@ class DocumentQuerySet(models.QuerySet):
     def by_person(self, person):
         """Documents whose text now names ``person`` at an author position
         (their versions' positions aside)."""
-        from catalogue.models.person import Authorship
-
+        # Authorship is defined after Document, whose reverse relation names it.
+        positions = self.model._meta.get_field("authorships").related_model.objects
         return self.filter(
             Exists(
-                Authorship.objects.filter(
+                positions.filter(
                     document=OuterRef("pk"), version__isnull=True, person=person
                 )
             )
