@@ -34,16 +34,14 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 OTHER = "#"
 
 
-def document_count(documents=None):
-    """The number of public documents (of ``documents``) whose text names
-    the person of the row, as an annotation."""
+def document_count():
+    """The number of public documents whose text names the person of the
+    row, as an annotation."""
     positions = Authorship.objects.filter(
         person=OuterRef("pk"),
         version__isnull=True,
         document__status__in=PUBLIC_STATUSES,
     )
-    if documents is not None:
-        positions = positions.filter(document__in=documents)
     return Coalesce(
         Subquery(
             positions.order_by()
@@ -173,8 +171,8 @@ def person_documents(person):
 
 
 def topic_groups(documents):
-    """``{topic slug: (name, url, count)}`` for ``documents``, and the slugs
-    in the topics' editorial order, unfiled (None) last. One query."""
+    """``{topic slug: (name, url, count)}`` for ``documents``, in the
+    topics' editorial order, unfiled (None) last. One query."""
     rows = (
         documents.order_by()
         .values_list("topic__slug", "topic__name", "topic__position")
@@ -209,9 +207,9 @@ def year_counts(documents):
 
 
 def spellings(person):
-    """How the public documents write ``person``'s name, each once, in the
-    order of their display: their texts now and their published versions.
-    One query."""
+    """How the public documents write ``person``'s name, each spelling once,
+    in alphabetical order: in their texts now and in their published
+    versions. One query."""
     names = (
         Authorship.objects.filter(person=person, document__status__in=PUBLIC_STATUSES)
         .order_by()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length, Replace
 from django.http import Http404
@@ -218,10 +218,11 @@ def people_named(query):
         return PeopleFound()
     words = folded.split()
     families = {" ".join(words[start:]) for start in range(len(words))}
-    by_family = Authorship.objects.filter(person=OuterRef("pk"), family__in=families)
+    # The family names are read from their index (authorship_family).
+    by_family = Authorship.objects.filter(family__in=families).values("person")
     found = list(
         public_people()
-        .filter(Q(display_name__icontains=query.strip()) | Exists(by_family))
+        .filter(Q(display_name__icontains=query.strip()) | Q(pk__in=by_family))
         .annotate(
             is_named=Case(
                 When(display_name__iexact=query.strip(), then=Value(0)),
