@@ -27,6 +27,7 @@ from catalogue.models import (
     Document,
     DocumentNotice,
     DocumentVersion,
+    Person,
     Topic,
 )
 from public.views import decision_log
@@ -66,8 +67,9 @@ def public_supersedes(prefix="document__"):
     )
 
 
-def newest_notices(topic=None):
-    """The newest notices of public documents (of ``topic``), newest first."""
+def newest_notices(topic=None, person=None):
+    """The newest notices of public documents (of ``topic``, or whose text
+    names ``person``), newest first."""
     notices = DocumentNotice.objects.filter(
         document__status__in=PUBLIC_STATUSES
     ).select_related(
@@ -78,7 +80,14 @@ def newest_notices(topic=None):
     )
     if topic is not None:
         notices = notices.filter(document__topic=topic)
+    if person is not None:
+        notices = notices.filter(document__in=by_person(person))
     return list(notices.order_by("-at", "-pk")[:ENTRIES])
+
+
+def by_person(person):
+    """The documents whose text names ``person``, as a subquery."""
+    return Document.objects.by_person(person).values("pk")
 
 
 def newest_entries(versions, notices):
@@ -133,11 +142,14 @@ class DocumentVersionFeed(Feed):
             .prefetch_related(public_supersedes())
         )
 
-    def newest_versions(self, topic=None):
-        """The newest published versions (of ``topic``'s documents)."""
+    def newest_versions(self, topic=None, person=None):
+        """The newest published versions (of ``topic``'s documents, or of
+        the documents whose text names ``person``)."""
         versions = self.versions()
         if topic is not None:
             versions = versions.filter(document__topic=topic)
+        if person is not None:
+            versions = versions.filter(document__in=by_person(person))
         return versions.order_by("-published_at", "-pk")[:ENTRIES]
 
     def items(self):
@@ -216,6 +228,28 @@ class TopicFeed(DocumentVersionFeed):
 
     def items(self, topic):
         return newest_entries(self.newest_versions(topic), newest_notices(topic))
+
+
+class PersonFeed(DocumentVersionFeed):
+    """The versions and notices of the public documents whose text names a
+    person: everything new of theirs the record publishes."""
+
+    def get_object(self, request, slug):
+        return get_object_or_404(Person.objects.public(), slug=slug)
+
+    def title(self, person):
+        return f"Anthology: {person.display_name}"
+
+    def subtitle(self, person):
+        return f"New and revised documents by {person.display_name}."
+
+    def link(self, person):
+        return absolute_url(person.get_absolute_url())
+
+    def items(self, person):
+        return newest_entries(
+            self.newest_versions(person=person), newest_notices(person=person)
+        )
 
 
 class DecisionLogFeed(Feed):

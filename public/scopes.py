@@ -59,6 +59,13 @@ PAGES = {
     "catalogue:sitemap-section": lambda kw: [LISTS, DECISIONS],
     "catalogue:topic-detail": lambda kw: [LISTING, topic_scope(kw["slug"])],
     "catalogue:topic-feed": lambda kw: [topic_scope(kw["slug"])],
+    # A person's page shows their documents as the lists do, and what the
+    # editors' verbs on people change; the venues' only what the lists show.
+    "catalogue:people": lambda kw: [LISTS, PEOPLE],
+    "catalogue:person-detail": lambda kw: [LISTS, PEOPLE],
+    "catalogue:person-feed": lambda kw: [LISTS, PEOPLE],
+    "catalogue:venue-list": lambda kw: [LISTS],
+    "catalogue:venue-detail": lambda kw: [LISTS],
     "catalogue:document-detail": lambda kw: [document_scope(kw["identifier"])],
     "catalogue:document-version": lambda kw: [document_scope(kw["identifier"])],
     # Every decision log's pages, the record's own and the teams'.
@@ -108,6 +115,10 @@ PARAMETERS = {
     "catalogue:topic-detail": TABLE_PARAMETERS,
     "catalogue:registry-list": {"page"},
     "catalogue:tag-list": {"page"},
+    "catalogue:people": {"page"},
+    "catalogue:person-detail": {"page"},
+    "catalogue:venue-list": {"page"},
+    "catalogue:venue-detail": {"page"},
     "catalogue:decision-list": {"page", "status"},
     "catalogue:log-decision-list": {"page", "status"},
     "catalogue:sitemap-section": {"p"},

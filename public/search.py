@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import F, Q, Value
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Replace
+from django.db.models.functions import Length, Replace
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -35,9 +35,18 @@ from django.utils.text import Truncator
 from catalogue.citations import source_key
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import PUBLIC_STATUSES, DecisionRecord, Document, Registry, Topic
+from catalogue.models import (
+    PUBLIC_STATUSES,
+    Authorship,
+    DecisionRecord,
+    Document,
+    Registry,
+    Topic,
+)
+from catalogue.names import fold
 from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
 from catalogue.trigrams import similarity
+from public.people import public_people
 from public.rows import search_results
 
 MAX_QUERY_LENGTH = 200
@@ -172,6 +181,62 @@ def identifier_notice(query):
     return (
         f"The record holds no {identifier.prefix} documents: its identifiers "
         f"are {kinds}."
+    )
+
+
+@dataclass
+class PeopleFound:
+    """The public people a query names: ``exact`` those whose display name
+    it is (folded: case, accents and punctuation aside), ``listed`` up to
+    ``PEOPLE_SHOWN`` whose name holds it, those first; ``more`` when there
+    are others."""
+
+    exact: list = field(default_factory=list)
+    listed: list = field(default_factory=list)
+    more: bool = False
+
+    @property
+    def person(self):
+        """The one person the query is the name of, or None (none, or
+        namesakes to choose between)."""
+        return self.exact[0] if len(self.exact) == 1 else None
+
+
+PEOPLE_SHOWN = 10
+
+
+def people_named(query):
+    """The ``PeopleFound`` for ``query``: one query, none for a query with no
+    letter or digit or one that reads as an identifier.
+
+    A name holds the query as written (``Rajb`` in ``Rajbhandari``), or its
+    family name is the query's last words folded (``muller`` finds Müller);
+    the query's own name, then the shortest names, come first.
+    """
+    folded = fold(query)
+    if not folded or Identifier.parse_typed(query) is not None:
+        return PeopleFound()
+    words = folded.split()
+    families = {" ".join(words[start:]) for start in range(len(words))}
+    # The family names are read from their index (authorship_family).
+    by_family = Authorship.objects.filter(family__in=families).values("person")
+    found = list(
+        public_people()
+        .filter(Q(display_name__icontains=query.strip()) | Q(pk__in=by_family))
+        .annotate(
+            is_named=Case(
+                When(display_name__iexact=query.strip(), then=Value(0)),
+                default=Value(1),
+            )
+        )
+        .order_by("is_named", Length("display_name"), "sort_name", "slug")[
+            : PEOPLE_SHOWN + 1
+        ]
+    )
+    return PeopleFound(
+        exact=[person for person in found if fold(person.display_name) == folded],
+        listed=found[:PEOPLE_SHOWN],
+        more=len(found) > PEOPLE_SHOWN,
     )
 
 

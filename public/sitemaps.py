@@ -16,7 +16,8 @@ from django.utils.functional import cached_property
 from django.utils.http import http_date
 
 from catalogue.addresses import absolute_url, site_origin
-from catalogue.models import DecisionRecord, Document, Registry, Topic
+from catalogue.models import DecisionRecord, Document, Person, Registry, Topic
+from public.people import venue_counts
 
 
 class SectionSitemap(Sitemap):
@@ -39,6 +40,8 @@ class PageSitemap(SectionSitemap):
             "catalogue:index",
             "catalogue:registry-list",
             "catalogue:tag-list",
+            "catalogue:people",
+            "catalogue:venue-list",
             "catalogue:decision-list",
             "catalogue:unfiled",
         ]
@@ -83,6 +86,21 @@ class TagSitemap(SectionSitemap):
         return reverse("catalogue:tag-detail", kwargs={"slug": tag.slug})
 
 
+class PersonSitemap(SectionSitemap):
+    limit = 10000
+
+    def items(self):
+        return Person.objects.public().order_by("sort_name", "slug").only("slug")
+
+
+class VenueSitemap(SectionSitemap):
+    """The venues of public documents: a venue of none has a page, but
+    nothing on it to find."""
+
+    def items(self):
+        return venue_counts().filter(document_count__gt=0)
+
+
 SITEMAPS = {
     "pages": PageSitemap,
     "topics": TopicSitemap,
@@ -90,6 +108,8 @@ SITEMAPS = {
     "documents": DocumentSitemap,
     "decisions": DecisionRecordSitemap,
     "tags": TagSitemap,
+    "people": PersonSitemap,
+    "venues": VenueSitemap,
 }
 
 

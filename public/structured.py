@@ -2,12 +2,15 @@
 
 Every page names its place in the site (a ``BreadcrumbList``). A document's
 page describes the cited work as a ``ScholarlyArticle`` (its authors as far
-as the record knows them, its date, its identifiers as ``PropertyValue``s,
+as the record knows them, each the record links to a person naming that
+person's page, its date, its identifiers as ``PropertyValue``s,
 its venue, ``sameAs`` its arXiv or DOI address) and the page itself as the
 record's ``WebPage`` about it, whose ``description`` is the editor's summary:
 the summary is the anthology's reading, never the work's abstract. A topic's
 page is a ``CollectionPage`` whose main entity is the ``ItemList`` of its
-documents; the full index describes the record as a ``Dataset``. Every
+documents; a person's page is a ``ProfilePage`` about the ``Person``
+(``sameAs`` their ORCID iD's address once an editor verified it); the full
+index describes the record as a ``Dataset``. Every
 address is under the canonical origin (``SITE_URL``).
 
 COinS (a ``<span class="Z3988">`` per row of a list) carry each document's
@@ -97,16 +100,33 @@ VENUE_TYPES = {
 }
 
 
+def person_reference(person_page):
+    """What names the person of a person's page: their node there."""
+    url = absolute_url(person_page)
+    return {"@id": f"{url}#person", "url": url}
+
+
 def scholarly_article(document, page_url):
-    """The cited work, as far as the record knows it."""
+    """The cited work, as far as the record knows it; each author the record
+    links to a person (``current_authorships``, read with the document)
+    names the person's page."""
     authors, _ = document.known_authors
+    pages = {
+        authorship.position: authorship.person.get_absolute_url()
+        for authorship in getattr(document, "current_authorships", ())
+    }
     ids = identifiers(document)
     work = {
         "@type": "ScholarlyArticle",
         "@id": f"{page_url}#work",
         "name": document.title,
         "headline": document.title[:110],
-        "author": [person(author) for author in authors],
+        "author": [
+            {**person(author), **person_reference(pages[position])}
+            if position in pages
+            else person(author)
+            for position, author in enumerate(authors)
+        ],
         "datePublished": document.publication_date or str(document.year),
     }
     if ids:
@@ -176,6 +196,42 @@ def topic_graph(topic, rows, page_url):
             "numberOfItems": len(items),
             "itemListElement": items,
         },
+    }
+
+
+def person_graph(person_record, page_url):
+    """A person's page: a profile page whose main entity is the person (an
+    organisation, for a name of one), ``sameAs`` their ORCID iD's address
+    once an editor verified it."""
+    entity = {
+        **person(person_record.name),
+        "@id": f"{page_url}#person",
+        "url": page_url,
+    }
+    if person_record.affiliation and entity["@type"] == "Person":
+        entity["affiliation"] = {
+            "@type": "Organization",
+            "name": person_record.affiliation,
+        }
+    if person_record.is_verified:
+        entity["identifier"] = {
+            "@type": "PropertyValue",
+            "propertyID": "ORCID",
+            "value": person_record.orcid,
+        }
+        entity["sameAs"] = [person_record.orcid_url]
+    trail = index_trail(
+        ("People", reverse("catalogue:people")),
+        (person_record.display_name, person_record.get_absolute_url()),
+    )
+    return {
+        "@type": "ProfilePage",
+        "@id": page_url,
+        "url": page_url,
+        "name": person_record.display_name,
+        "isPartOf": site(),
+        "breadcrumb": breadcrumbs(trail),
+        "mainEntity": entity,
     }
 
 

@@ -43,6 +43,20 @@ lists = [
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
 ]
 
+# The people the record names and the venues it knows, each with their
+# public documents.
+people = [
+    path("people/", views.PersonListView.as_view(), name="people"),
+    path(
+        "people/<slug:slug>/",
+        views.PersonDetailView.as_view(),
+        name="person-detail",
+    ),
+    path("people/<slug:slug>/feed/", feeds.PersonFeed(), name="person-feed"),
+    path("venues/", views.VenueListView.as_view(), name="venue-list"),
+    path("venues/<slug:slug>/", views.VenueDetailView.as_view(), name="venue-detail"),
+]
+
 # A decision log's pages: the record's own at /decisions/, a team's at
 # /decisions/<log>/; a second file of one number at .../ADR-064/2/.
 decision_pages = [
@@ -119,6 +133,7 @@ urlpatterns = [
     *exports,
     *site,
     *lists,
+    *people,
     *decisions,
     *documents,
 ]

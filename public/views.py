@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from django.core.exceptions import BadRequest
-from django.db.models import Prefetch, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
@@ -21,19 +21,22 @@ from catalogue.addresses import absolute_url
 from catalogue.filters import ColumnOrderingFilter, DocumentTableFilter
 from catalogue.models import (
     OWN_LOG,
+    Authorship,
     DecisionImage,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
+    Person,
     Preface,
     Registry,
     RelatedDocument,
     Topic,
+    Venue,
 )
 from catalogue.references import resolve
 from formats.madr import unlinked
-from public import search
+from public import people, search
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
 from public.rows import TableRow, document_rows, row_values
@@ -320,6 +323,185 @@ class RegistryListView(ListView):
         return Registry.objects.public().with_public_counts()
 
 
+class PersonListView(ListView):
+    """The index of people: everyone a public document names, by family
+    name under its letter, each with their count of public documents.
+
+    Template: ``catalogue/person_list.html``. Context: ``groups`` (this
+    page's people under their letters: ``people.LetterGroup``), ``letters``
+    (every letter of the index with the page it starts on) and the list's.
+    """
+
+    template_name = "catalogue/person_list.html"
+    context_object_name = "people"
+    paginate_by = people.PEOPLE_PER_PAGE
+
+    def get_queryset(self):
+        return people.public_people().order_by("sort_name", "slug")
+
+    def get_paginator(self, queryset, per_page, **kwargs):
+        paginator = super().get_paginator(queryset, per_page, **kwargs)
+        # The letters' query counts the index too: the paginator asks no more.
+        paginator.count, self.letters = people.letters(
+            Person.objects.public(), per_page
+        )
+        return paginator
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["groups"] = people.letter_groups(context["people"])
+        context["letters"] = self.letters
+        return context
+
+
+class PersonDetailView(DetailView):
+    """A person's page: their name, standing (an ORCID iD an editor verified,
+    or unverified), affiliation and homepage, the spellings their documents
+    use, their public documents by topic (a page at a time), counted per
+    registry and per year, their co-authors and venues, and the other
+    people of their name.
+
+    Template: ``catalogue/person_detail.html``. Context: ``person``,
+    ``counts`` (RegistryCount per registry), ``groups`` (this page's
+    documents under their topics: ``people.RowGroup``), ``page_obj``,
+    ``years``, ``spellings``, ``coauthors`` (each with ``shared``),
+    ``more_coauthors``, ``venues``, ``namesakes`` and ``references``.
+
+    An address no person has now is a former one (``former_address``).
+    """
+
+    context_object_name = "person"
+    template_name = "catalogue/person_detail.html"
+
+    def get_queryset(self):
+        return Person.objects.public()
+
+    def get(self, request, *args, **kwargs):
+        try:
+            self.object = self.get_object()
+        except Http404:
+            return former_address(request, self.kwargs["slug"])
+        return self.render_to_response(self.get_context_data(object=self.object))
+
+    def get_context_data(self, **kwargs):
+        person = self.object
+        documents = people.person_documents(person)
+        topics = people.topic_groups(documents)
+        page = people.page_of(
+            people.in_topic_order(documents),
+            self.request.GET.get("page"),
+            sum(count for *_, count in topics.values()),
+            people.DOCUMENTS_PER_PAGE,
+        )
+        rows = [TableRow(*values) for values in page.object_list]
+        references = resolve([row.summary_with_citation for row in rows])
+        coauthors, more_coauthors = people.coauthors(person, documents)
+        return super().get_context_data(
+            counts=[
+                count
+                for count in Document.objects.public().registry_shares(documents)
+                if count.listed
+            ],
+            groups=people.grouped_rows(
+                rows,
+                topics,
+                lambda row: row.topic_slug,
+                references=references,
+            ),
+            page_obj=page,
+            paginator=page.paginator,
+            is_paginated=page.has_other_pages(),
+            references=references,
+            years=people.year_counts(documents),
+            spellings=people.spellings(person),
+            coauthors=coauthors,
+            more_coauthors=more_coauthors,
+            venues=people.venues_of(documents),
+            namesakes=people.namesakes(person),
+            **kwargs,
+        )
+
+
+def former_address(request, slug):
+    """A person's former address: 301 to the one person it names now (a
+    merge, a new slug), or the list of the people a split name names, which
+    is no page of its own to index; 404 when it names no public person.
+
+    Template: ``catalogue/person_address.html``. Context: ``slug``,
+    ``people`` (each with ``document_count``).
+    """
+    named = list(
+        people.public_people()
+        .filter(former_addresses__slug=slug)
+        .order_by("sort_name", "slug")
+    )
+    if not named:
+        raise Http404(f"No person at {slug}.")
+    if len(named) == 1:
+        return redirect(named[0], permanent=True)
+    return render(
+        request, "catalogue/person_address.html", {"slug": slug, "people": named}
+    )
+
+
+class VenueListView(ListView):
+    """Every known venue, by name, with its count of public documents (none
+    is 0: a venue is known before the record cites it).
+
+    Template: ``catalogue/venue_list.html``. Context: ``venues``.
+    """
+
+    template_name = "catalogue/venue_list.html"
+    context_object_name = "venues"
+    paginate_by = people.PEOPLE_PER_PAGE
+
+    def get_queryset(self):
+        return people.venue_counts()
+
+
+class VenueDetailView(DetailView):
+    """A venue's page: its full name and kind, and its public documents by
+    year, newest first, with a count per year, a page at a time.
+
+    Template: ``catalogue/venue_detail.html``. Context: ``venue``,
+    ``total``, ``years`` ([(year, n)], oldest first), ``groups`` (this
+    page's documents under their years), ``page_obj`` and ``references``.
+    """
+
+    model = Venue
+    context_object_name = "venue"
+    template_name = "catalogue/venue_detail.html"
+
+    def get_context_data(self, **kwargs):
+        documents = people.venue_documents(self.object)
+        years = people.year_counts(documents)
+        total = sum(n for _, n in years)
+        page = people.page_of(
+            people.newest_first(documents),
+            self.request.GET.get("page"),
+            total,
+            people.DOCUMENTS_PER_PAGE,
+        )
+        rows = [TableRow(*values) for values in page.object_list]
+        references = resolve([row.summary_with_citation for row in rows])
+        return super().get_context_data(
+            total=total,
+            years=years,
+            groups=people.grouped_rows(
+                rows,
+                {year: (str(year), "", n) for year, n in years},
+                people.row_year,
+                references=references,
+                topic_column=True,
+            ),
+            page_obj=page,
+            paginator=page.paginator,
+            is_paginated=page.has_other_pages(),
+            references=references,
+            **kwargs,
+        )
+
+
 class PermanentIdentifierMixin:
     """A page at its permanent identifier; other spellings (LIT-0004) redirect."""
 
@@ -357,9 +539,24 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
         )
         return (
             Document.objects.public()
-            .select_related("registry", "topic", "superseded_by__registry")
-            .prefetch_related("tags", supersedes)
+            .select_related(
+                "registry", "topic", "superseded_by__registry", "venue_listing__venue"
+            )
+            .prefetch_related("tags", supersedes, *self.author_prefetch())
         )
+
+    def author_prefetch(self):
+        """The author positions of the document's text, each with its person,
+        read in one query for the page's links and its JSON-LD."""
+        return [
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.filter(version__isnull=True)
+                .select_related("person")
+                .order_by("position"),
+                to_attr="current_authorships",
+            )
+        ]
 
     def get_object(self, queryset=None):
         identifier = self.kwargs["identifier"]
@@ -403,6 +600,10 @@ class DocumentVersionView(DocumentDetailView):
 
     template_name = "catalogue/documentversion_detail.html"
 
+    def author_prefetch(self):
+        # The version's own positions are read with it.
+        return []
+
     def canonical_url(self):
         return reverse(
             "catalogue:document-version",
@@ -413,13 +614,34 @@ class DocumentVersionView(DocumentDetailView):
         )
 
     def object_context(self):
-        version = get_object_or_404(self.object.versions, number=self.kwargs["number"])
+        version = get_object_or_404(
+            self.object.versions.prefetch_related(version_authorships()),
+            number=self.kwargs["number"],
+        )
         version.document = self.object
         return {
             "object": self.object,
             "version": version,
             "comparison": version_comparison(version),
         }
+
+
+def version_authorships():
+    """A version's author positions with their people, each marked
+    ``has_page`` when the person is public: a version may name someone the
+    text no longer names, whose page is gone."""
+    public = Authorship.objects.filter(
+        person=OuterRef("person"),
+        version__isnull=True,
+        document__status__in=Document.PUBLIC_STATUSES,
+    )
+    return Prefetch(
+        "authorships",
+        queryset=Authorship.objects.select_related("person")
+        .annotate(has_page=Exists(public))
+        .order_by("position"),
+        to_attr="linked_authorships",
+    )
 
 
 def decision_log(kwargs):
@@ -743,17 +965,29 @@ def _search_results(request):
 
 
 def search_view(request):
-    """One search over documents, decision records and topics.
+    """One search over documents, decision records, topics and people.
 
     An identifier (``LIT-325``, ``lit 325``, ``ADR-59``) goes straight to the
-    document or decision record it names. Template: ``catalogue/search.html``;
-    context from ``search.SearchResults``.
+    document or decision record it names, and the one public person's name
+    alone (``rajbhandari``) to their page. Template: ``catalogue/search.html``;
+    context from ``search.SearchResults``, and ``people`` whose names match
+    (``search.people_named``) with ``more_people``.
     """
-    named = search.entry_named(request.GET.get("q", ""))
+    query = request.GET.get("q", "")
+    named = search.entry_named(query)
     if named is not None:
         return redirect(named)
     results = _search_results(request)
-    return render(request, "catalogue/search.html", results.context(request))
+    found = search.people_named(query)
+    # A bare search for a person's name is a way to their page; one with
+    # filters asks for documents.
+    if found.person is not None and set(request.GET) == {"q"}:
+        return redirect(found.person)
+    return render(
+        request,
+        "catalogue/search.html",
+        {**results.context(request), "people": found.listed, "more_people": found.more},
+    )
 
 
 def search_citation(request, fmt):

@@ -22,6 +22,7 @@ from tests.factories import (
     TopicFactory,
     UserFactory,
     editorial_group,
+    make_known_venues,
 )
 from tests.sources.fake_sources import FakeSources
 from tests.tools import CHROMIUM, REQUIREMENTS, RUN_PREFIX, TEST_REDIS_URL, require_tool
@@ -137,6 +138,14 @@ def page(browser):
 def fast_password_hashing(settings):
     """Test users' passwords need no strength; PBKDF2 would cost seconds."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def known_venues(transactional_db):
+    """The known venues (OSDI, IEEE TAC…) of their data migration, made
+    again after a transactional test's flush; asked for before the seed is
+    imported, so that its citations are read into them."""
+    make_known_venues()
 
 
 @pytest.fixture

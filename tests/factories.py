@@ -22,6 +22,7 @@ from catalogue.models import (
     Document,
     Registry,
     Topic,
+    Venue,
 )
 
 PASSWORD = "a long sample password"
@@ -204,6 +205,33 @@ class UserFactory(DjangoModelFactory):
         user = super()._create(model_class, *args, **kwargs)
         user.role = role
         return user
+
+
+def make_known_venues():
+    """The known venues of their migration, made again as it made them (and
+    slugged as the next one does) when a transactional test's flush has
+    taken them, whichever test ran before."""
+    if Venue.objects.exists():
+        return
+    known = importlib.import_module("catalogue.migrations.0019_known_venues")
+    Venue.objects.bulk_create(
+        [
+            Venue(
+                name=name, slug=slugify(name), full_name=full, kind="conference_paper"
+            )
+            for name, full in known.CONFERENCES
+        ]
+        + [
+            Venue(
+                name=name,
+                slug=slugify(name),
+                full_name=full,
+                kind="journal_article",
+                doi_prefix=prefix,
+            )
+            for name, full, prefix in known.JOURNALS
+        ]
+    )
 
 
 def editorial_group(name):

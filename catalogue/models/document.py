@@ -1,4 +1,4 @@
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import (
     MaxLengthValidator,
     MaxValueValidator,
@@ -78,6 +78,19 @@ class DocumentQuerySet(models.QuerySet):
         """Documents filed against no topic: legal, and listed as unfiled."""
         return self.filter(topic__isnull=True)
 
+    def by_person(self, person):
+        """Documents whose text now names ``person`` at an author position
+        (their versions' positions aside)."""
+        # Authorship is defined after Document, whose reverse relation names it.
+        positions = self.model._meta.get_field("authorships").related_model.objects
+        return self.filter(
+            Exists(
+                positions.filter(
+                    document=OuterRef("pk"), version__isnull=True, person=person
+                )
+            )
+        )
+
     def in_number_order(self):
         return self.select_related("registry").order_by("registry__prefix", "number")
 
@@ -116,10 +129,15 @@ class DocumentQuerySet(models.QuerySet):
 
         ``topic=None`` counts the unfiled documents. One query.
         """
+        return self.registry_shares(self.filter(topic=topic))
 
-        # A count per registry, each an index-only scan of the index
-        # document_registry_counts: no table row is read, however large the
-        # record grows.
+    def registry_shares(self, listed):
+        """Per registry: how many of these documents ``listed`` (some of them:
+        a topic's, a person's) holds, of all. One query."""
+
+        # A count per registry; the totals and a topic's are each an
+        # index-only scan of the index document_registry_counts: no table row
+        # is read, however large the record grows.
         def count(documents):
             return Coalesce(
                 Subquery(
@@ -133,9 +151,7 @@ class DocumentQuerySet(models.QuerySet):
             )
 
         rows = (
-            Registry.objects.annotate(
-                listed=count(self.filter(topic=topic)), total=count(self)
-            )
+            Registry.objects.annotate(listed=count(listed), total=count(self))
             .order_by("prefix")
             .values_list("prefix", "listed", "total")
         )
@@ -412,6 +428,14 @@ class Document(CitedText):
     @property
     def is_public(self):
         return self.status in PUBLIC_STATUSES
+
+    @property
+    def known_venue(self):
+        """The known venue the document's venue or citation names, or None."""
+        try:
+            return self.venue_listing.venue
+        except ObjectDoesNotExist:
+            return None
 
     @property
     def reference_text(self):

@@ -9,6 +9,7 @@ from django.utils.translation import get_language
 
 from catalogue.addresses import absolute_url
 from catalogue.citations import identifier_display as identifier_as_written
+from catalogue.names import display_name
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
 from pagecache import fragments
@@ -124,10 +125,13 @@ def structured_data(context, name):
     page_url = context.get("canonical_url", "")
     request = context.get("request")
     document, topic = context.get("document"), context.get("topic")
+    person = context.get("person")
     if document is not None and context.get("version") is not None:
         data = structured.version_graph(document, context["version"], page_url)
     elif document is not None:
         data = structured.document_graph(document, page_url)
+    elif person is not None:
+        data = structured.person_graph(person, page_url)
     elif topic is not None and context.get("documents") is not None:
         data = structured.topic_graph(topic, context["documents"], page_url)
     elif request and request.path == reverse("catalogue:index"):
@@ -135,6 +139,12 @@ def structured_data(context, name):
     else:
         data = structured.page_graph(name, request.path if request else "/")
     return structured.json_ld(data)
+
+
+@register.filter
+def written_name(name):
+    """A CSL name as an author position writes it: ``Yang Liu``."""
+    return display_name(name)
 
 
 @register.filter

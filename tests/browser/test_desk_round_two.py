@@ -81,7 +81,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def phone_record(imported_seed, tmp_path):
+def phone_record(known_venues, imported_seed, tmp_path):
     """The seed page's record, a decision record with a long title, status
     and date, a superseded document and a search that finds many; a team's
     log of titles and statuses hundreds of letters long, one record holding
@@ -128,6 +128,11 @@ PHONE_PAGES = [
     "/search/?q=pipeline",
     "/search/?q=pipline",
     "/search/?q=LIT-999",
+    "/search/?q=Rajb",
+    "/people/",
+    "/people/rajbhandari/",
+    "/venues/",
+    "/venues/ieee-tac/",
 ]
 
 

@@ -6,7 +6,7 @@ import io
 import json
 import subprocess
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import bibtexparser
 import extruct
@@ -762,6 +762,7 @@ SCHEMA_TYPES = {
     "ScholarlyArticle": "Article",
     "WebPage": "CreativeWork",
     "CollectionPage": "WebPage",
+    "ProfilePage": "WebPage",
     "WebSite": "CreativeWork",
     "Dataset": "CreativeWork",
     "MediaObject": "CreativeWork",
@@ -800,6 +801,7 @@ SCHEMA_PROPERTIES = {
     "position": "ListItem",
     "item": "ListItem",
     "familyName": "Person",
+    "affiliation": "Person",
     "givenName": "Person",
     "propertyID": "PropertyValue",
     "value": "PropertyValue",
@@ -898,6 +900,22 @@ def test_document_pages_describe_the_work_to_extruct(
         assert document.summary not in og["og:description"] or not document.summary
 
 
+def test_a_works_authors_name_the_pages_of_the_people_they_are(client, imported_seed):
+    for document in every_document():
+        nodes = {
+            node["@type"]: node
+            for node in graph_nodes(page_data(client, document.get_absolute_url()))
+        }
+        for author in nodes["ScholarlyArticle"]["author"]:
+            path = urlsplit(author["url"]).path
+            (person,) = graph_nodes(page_data(client, path))
+
+            assert person["@type"] == "ProfilePage", path
+            assert vocabulary_problems(person) == [], path
+            assert person["mainEntity"]["@id"] == author["@id"]
+            assert person["mainEntity"]["name"] == author["name"]
+
+
 def test_every_page_type_carries_og_description_twitter_card_and_breadcrumbs(
     client, imported_seed
 ):
@@ -914,6 +932,10 @@ def test_every_page_type_carries_og_description_twitter_card_and_breadcrumbs(
         "/unfiled/",
         "/decisions/",
         "/search/?q=memory",
+        "/people/",
+        "/people/rajbhandari/",
+        "/venues/",
+        "/venues/osdi/",
     ]:
         response = client.get(path)
         soup = BeautifulSoup(response.content, "html.parser")

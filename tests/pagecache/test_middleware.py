@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import actions.documents
+from catalogue.models import Person, Venue
 from pagecache import generations, middleware
 from pagecache.backends import RedisCache
 from pagecache.models import PendingExpiry
@@ -193,6 +194,13 @@ PUBLIC_PAGES = {
     "topic feed": lambda r: reverse("catalogue:topic-feed", args=["distributed"]),
     "sitemap": lambda r: reverse("catalogue:sitemap"),
     "robots.txt": lambda r: reverse("catalogue:robots"),
+    "people": lambda r: reverse("catalogue:people"),
+    "person": lambda r: Person.objects.public().first().get_absolute_url(),
+    "person feed": lambda r: reverse(
+        "catalogue:person-feed", args=[Person.objects.public().first().slug]
+    ),
+    "venues": lambda r: reverse("catalogue:venue-list"),
+    "venue": lambda r: Venue.objects.first().get_absolute_url(),
 }
 
 

@@ -1,7 +1,9 @@
 """Every public page and admin list costs the same queries at any size.
 
 Each page is asked for once, uncached, at 50 and at 2,000 documents; the
-counts were taken at 50 and are held at 2,000.
+counts were taken at 50 and are held at 2,000. The people and venue pages
+are asked for at 50 and 5,000 people, the busiest of them named by nearly
+every document.
 """
 
 import pytest
@@ -11,7 +13,18 @@ from django.urls import reverse
 from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
-from catalogue.models import Document, DocumentVersion, Preface, Reference, Topic
+from catalogue.models import (
+    Authorship,
+    Document,
+    DocumentVenue,
+    DocumentVersion,
+    Person,
+    Preface,
+    Reference,
+    Topic,
+    Venue,
+)
+from catalogue.names import display_name, family_of, name_key, sort_name
 from public.feeds import DocumentVersionFeed, TopicFeed
 from tests.factories import (
     DecisionLogFactory,
@@ -94,9 +107,11 @@ def public_pages():
         ("unfiled by year", "/unfiled/?sort=year", 7),
         ("registry newest first", "/registries/LIT/?sort=-number", 7),
         ("tag by title", "/tags/tag-1/?sort=-title", 7),
-        # And its related work, stored: one query.
-        ("document", "/LIT-001/", 9),
-        ("version", "/LIT-002/v2/", 8),
+        # And its related work, stored: one query; and its author positions
+        # with their people, for the authors' links: one more.
+        ("document", "/LIT-001/", 10),
+        # And the version's author positions with their people.
+        ("version", "/LIT-002/v2/", 9),
         # The log, its records, the statuses they state (the filter's
         # choices), and the other logs holding public records.
         ("decisions", reverse("catalogue:decision-list"), 6),
@@ -106,14 +121,117 @@ def public_pages():
         ("decision feed", reverse("catalogue:decision-feed"), 2),
         ("a team's decision feed", "/decisions/team/feed/", 2),
         ("decision", reverse("catalogue:decision-detail", args=["ADR-001"]), 6),
-        ("search", reverse("catalogue:search") + "?q=builds", 7),
+        # And the people whose names match the words: one query.
+        ("search", reverse("catalogue:search") + "?q=builds", 8),
         ("search by year", reverse("catalogue:search") + "?year_from=2000", 5),
         ("feed", reverse("catalogue:feed"), 3),
         ("topic feed", reverse("catalogue:topic-feed", args=["busy"]), 4),
-        ("sitemap", reverse("catalogue:sitemap"), 7),
+        # A count per section, the people's and the venues' included.
+        ("sitemap", reverse("catalogue:sitemap"), 9),
         ("sitemap of documents", "/sitemap-documents.xml", 2),
         ("sitemap of tags", "/sitemap-tags.xml", 2),
     ]
+
+
+FAMILIES = ["Abadi", "Bernstein", "Chen", "Douillard", "Müller", "van der Maaten"]
+
+
+def person_named(name, slug):
+    return Person(
+        name=name, slug=slug, display_name=display_name(name), sort_name=sort_name(name)
+    )
+
+
+def fill_people(n):
+    """``fill(n)``'s documents, each naming three people at its positions
+    (its text's and its versions'): its own, the next document's, and
+    Rajbhandari, who is on every one; the first two of ``n`` people both
+    Yang Liu; every third document at OSDI."""
+    documents = fill(n)
+    people = Person.objects.bulk_create(
+        [
+            person_named({"family": "Liu", "given": "Yang"}, "yang-liu"),
+            person_named({"family": "Liu", "given": "Yang"}, "yang-liu-2"),
+            *(
+                person_named(
+                    {"family": FAMILIES[i % len(FAMILIES)], "given": f"Given {i}"},
+                    f"person-{i}",
+                )
+                for i in range(2, n)
+            ),
+            person_named({"family": "Rajbhandari"}, "rajbhandari"),
+        ]
+    )
+    busy = people[-1]
+    versions = {}
+    for version in DocumentVersion.objects.all():
+        versions.setdefault(version.document_id, []).append(version.pk)
+
+    def position(document, version, number, person):
+        return Authorship(
+            document=document,
+            version_id=version,
+            position=number,
+            name=person.name,
+            key=name_key(person.name),
+            family=family_of(person.name),
+            person=person,
+        )
+
+    Authorship.objects.bulk_create(
+        position(document, version, number, person)
+        for i, document in enumerate(documents)
+        for version in [None, *versions[document.pk]]
+        for number, person in enumerate([people[i], people[(i + 1) % n], busy])
+    )
+    osdi = Venue.objects.get(slug="osdi")
+    DocumentVenue.objects.bulk_create(
+        DocumentVenue(document=document, venue=osdi) for document in documents[::3]
+    )
+    return busy
+
+
+def people_pages():
+    """(name, path, queries) for every page of people and venues."""
+    search = reverse("catalogue:search")
+    return [
+        # The letters with the count, then the page of people with theirs.
+        ("people", reverse("catalogue:people"), 2),
+        # The person; their documents by topic; their share of each
+        # registry; the page of documents; the targets of the names in them
+        # (documents, decision records); their years, spellings, co-authors,
+        # venues and namesakes.
+        ("busiest person", "/people/rajbhandari/", 11),
+        ("a namesake", "/people/yang-liu/", 11),
+        # The person, the versions with what they supersede, the notices.
+        ("person feed", "/people/rajbhandari/feed/", 4),
+        # The count, then the page of venues with theirs.
+        ("venues", reverse("catalogue:venue-list"), 2),
+        # The venue; its documents by year; the page of them; their names'
+        # targets.
+        ("venue", "/venues/osdi/", 5),
+        # A document naming three people: its positions with them, one query.
+        ("document", "/LIT-005/", 10),
+        ("version", "/LIT-005/v2/", 9),
+        # The people the name finds, and no more: straight to the one.
+        ("search for a name", f"{search}?q=rajbhandari", 1),
+        # Namesakes: both listed, above the documents.
+        ("search for namesakes", f"{search}?q=Yang+Liu", 8),
+        ("sitemap of people", "/sitemap-people.xml", 2),
+        ("sitemap of venues", "/sitemap-venues.xml", 2),
+    ]
+
+
+@pytest.mark.parametrize("n", [50, 5000])
+def test_every_page_of_people_and_venues_costs_the_same_queries_at_50_and_5000(
+    client, django_assert_num_queries, n
+):
+    busy = fill_people(n)
+    assert busy.authorships.filter(version__isnull=True).count() == n
+    for name, path, queries in people_pages():
+        with django_assert_num_queries(queries, info=name):
+            response = client.get(path)
+        assert response.status_code == (302 if name == "search for a name" else 200)
 
 
 ADMIN_LISTS = {

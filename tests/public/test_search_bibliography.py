@@ -43,9 +43,11 @@ def found(client, query):
     return [p.a.get_text().split(":")[0] for p in soup.select(".result-title")]
 
 
+# A person's name as their page shows it ("Nikhil R. Devanur") goes to that
+# page (tests/public/test_people.py); another form of it is searched.
 @pytest.mark.parametrize(
     "query",
-    ["Phanishayee", "Gibbons", "Deepak Narayanan", "SOSP", "10.1145/3341301.3359646"],
+    ["Phanishayee", "Gibbons", "Nikhil Devanur", "SOSP", "10.1145/3341301.3359646"],
 )
 def test_the_full_author_list_venue_and_doi_are_searched(client, pipedream, query):
     assert found(client, query) == ["LIT-784"]
@@ -124,8 +126,9 @@ def test_a_search_with_a_suggestion_costs_the_same_queries_at_any_size(
     client.get(SEARCH, {"q": "warmup"})
 
     # Documents, their count, decision records, topics, registries (for the
-    # identifier notice, none here), the suggestion, the filter's choices.
-    with django_assert_num_queries(7):
+    # identifier notice, none here), the suggestion, the filter's choices, and
+    # the people whose names match.
+    with django_assert_num_queries(8):
         response = client.get(SEARCH, {"q": "pipline"})
 
     assert soup_of(response).select_one(".suggestion a").get_text() == "pipeline"

@@ -14,13 +14,13 @@ SIZES = [50, 3900]
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_a_search_matching_every_document_costs_seven_queries(
+def test_a_search_matching_every_document_costs_eight_queries(
     client, django_assert_num_queries, n
 ):
     fill(n)
-    # The count, the page of documents, the decision records, the topics and
-    # the three filters' choices.
-    with django_assert_num_queries(7):
+    # The count, the page of documents, the decision records, the topics, the
+    # people whose names match and the three filters' choices.
+    with django_assert_num_queries(8):
         response = client.get("/search/?q=builds")
     assert response.status_code == 200
     assert response.content.count(b'<li>\n        <p class="result-title">') == min(

@@ -14,7 +14,8 @@ from django.urls import reverse
 from lxml import etree
 
 import actions.documents
-from catalogue.models import Document, Topic
+import actions.people
+from catalogue.models import Document, Person, Topic
 from catalogue.references import write_references
 from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
 
@@ -45,6 +46,7 @@ def record(imported_seed):
         withdrawn=True,
     )
     write_references(documents=[citing])
+    add_people(lit4.registry, topic)
     # LIT-004's revision is the record's newest version.
     lit4.tags.add("memory")
     actions.documents.edit_document(
@@ -54,6 +56,38 @@ def record(imported_seed):
     )
     actions.documents.publish(document=lit4, user=publisher, note="Units spelled out.")
     return {"topic": topic}
+
+
+def add_people(registry, topic):
+    """Two Yang Lius, one verified by their ORCID iD, and a co-author's name
+    split between two people."""
+    yang_liu = {"family": "Liu", "given": "Yang"}
+    written = [
+        (910, topic, [yang_liu, {"family": "Douillard", "given": "Arthur"}]),
+        (911, topic, [yang_liu, {"family": "Douillard", "given": "Arthur"}]),
+        (912, None, [yang_liu, {"family": "Tan", "given": "Mingxing"}]),
+    ]
+    for number, filed, authors in written:
+        DocumentFactory(
+            number=number,
+            registry=registry,
+            topic=filed,
+            author_list=authors,
+            authors=" and ".join(author["family"] for author in authors),
+            published=True,
+        )
+    chief = UserFactory(is_superuser=True, username="editor-in-chief")
+    actions.people.edit_person(
+        person=Person.objects.get(slug="yang-liu"),
+        user=chief,
+        changes={"orcid": "0000-0002-1825-0097", "state": Person.State.VERIFIED},
+    )
+    douillard = Person.objects.get(slug="arthur-douillard")
+    positions = douillard.authorships.values_list("pk", "document__number")
+    first, second = (
+        [pk for pk, number in positions if number == wanted] for wanted in (910, 911)
+    )
+    actions.people.split_person(person=douillard, groups=[first, second], user=chief)
 
 
 PAGES = [
@@ -71,7 +105,15 @@ PAGES = [
     "/decisions/",
     "/decisions/?status=accepted",
     "/decisions/ADR-026/",
-    "/search/",
+    "/people/",
+    "/people/rajbhandari/",
+    "/people/yang-liu/",
+    "/people/yang-liu-2/",
+    # A name split in two: the list of the people it names.
+    "/people/arthur-douillard/",
+    "/venues/",
+    "/venues/osdi/",
+    "/search/?q=yang+liu",
     "/search/?q=pipeline+parallelism",
     "/search/?q=ADR-099",
     "/search/?q=nothing-matches-this",
@@ -217,6 +259,8 @@ def test_every_sitemap_file_is_valid_and_empty_sections_are_left_out(client, rec
         "/sitemap-documents.xml",
         "/sitemap-decisions.xml",
         "/sitemap-tags.xml",
+        "/sitemap-people.xml",
+        "/sitemap-venues.xml",
     ]
 
 

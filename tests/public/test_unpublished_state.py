@@ -4,7 +4,9 @@ A crawl of the whole public site (every page a link, a sitemap or a feed
 leads to, the citation downloads included) is taken; then drafts, documents
 in review, pending revisions, a draft decision record superseding a public
 one and a registry holding only drafts are added through the services, each
-naming public records. The crawl is taken again: every page must still be
+naming public records (a draft naming a public document's author, with a
+co-author and a venue of its own, and a pending revision renaming an author
+too). The crawl is taken again: every page must still be
 served from the cache with the same validators (nothing was expired), and,
 rendered afresh, be byte for byte what it was, with no page more or less.
 """
@@ -45,6 +47,11 @@ STARTS = [
     "/search/?q=DRAFT-001",
     "/search/?q=ADR-099",
     "/search/?q=LIT-012",
+    # People and venues: a draft's author is never listed, found or counted.
+    "/people/",
+    "/venues/",
+    "/search/?q=Secret+Coauthor",
+    "/search/?q=Liu",
     # What harvesters read (OAI-PMH): every verb, each format, a set of drafts.
     "/oai/?verb=Identify",
     "/oai/?verb=ListMetadataFormats",
@@ -108,14 +115,26 @@ def bodies(pages):
 
 @pytest.fixture
 def public_record(publisher, committed):
-    """Two topics, three public documents naming each other, a tag, two
-    public decision records (one naming a document) and a preface."""
+    """Two topics, three public documents naming each other and their
+    authors (one at OSDI), a tag, two public decision records (one naming a
+    document) and a preface."""
     first = TopicFactory(name="Memory", slug="memory")
     TopicFactory(name="Evaluation", slug="evaluation")
     with committed():
         documents = [
-            DocumentFactory(number=number, topic=first, draft=True)
-            for number in (4, 7, 9)
+            DocumentFactory(
+                number=number,
+                topic=first,
+                draft=True,
+                author_list=authors,
+                authors=" and ".join(author["family"] for author in authors),
+                **venue,
+            )
+            for number, authors, venue in [
+                (4, [YANG_LIU, DOUILLARD], {}),
+                (7, [DOUILLARD], {"citation_note": "OSDI ‘21"}),
+                (9, [YANG_LIU], {}),
+            ]
         ]
         documents[1].summary = "Builds on LIT-004; see ADR-003."
         documents[1].save()
@@ -127,6 +146,10 @@ def public_record(publisher, committed):
         write_references(decisions=list(actions.decisions.DecisionRecord.objects.all()))
         Preface.objects.create(text="Start with LIT-004 and ADR-003.")
     return documents
+
+
+YANG_LIU = {"family": "Liu", "given": "Yang"}
+DOUILLARD = {"family": "Douillard", "given": "Arthur"}
 
 
 def add_unpublished_state(publisher, editor, documents):
@@ -149,10 +172,29 @@ def add_unpublished_state(publisher, editor, documents):
     in_review.save()
     in_review.tags.add("checkpointing", "unseen")
     actions.documents.submit_for_review(document=in_review, user=editor)
+    # A draft naming a public document's author, with a co-author and a venue
+    # of its own, saved as editors save one (its positions linked to people).
+    actions.documents.save_document(
+        document=DocumentFactory.build(
+            registry=documents[0].registry,
+            number=30,
+            topic=documents[0].topic,
+            author_list=[YANG_LIU, {"family": "Coauthor", "given": "Secret"}],
+            authors="Liu and Coauthor",
+            citation_note="OSDI ‘25",
+            source_identifier="",
+        ),
+        user=editor,
+    )
     actions.documents.edit_document(
         document=documents[0],
         user=editor,
-        changes={"title": "A pending title", "summary": "Now naming LIT-009."},
+        changes={
+            "title": "A pending title",
+            "summary": "Now naming LIT-009.",
+            "author_list": [{"family": "Pending", "given": "Person"}, DOUILLARD],
+            "authors": "Pending and Douillard",
+        },
     )
     successor = actions.decisions.DecisionRecord(
         number=99, title="A draft successor", body="Replaces ADR-003; cites LIT-004."
@@ -172,6 +214,15 @@ def test_unpublished_state_changes_no_public_page(
 ):
     before = crawl(client)
     assert len(before) > 40  # The crawl reached the whole site.
+    # The people and venue pages and feeds too.
+    assert {
+        "/people/",
+        "/people/yang-liu/",
+        "/people/yang-liu/feed/",
+        "/people/arthur-douillard/",
+        "/venues/",
+        "/venues/osdi/",
+    } <= set(before)
     # And every URL of the API: its docs page and a second file of one number
     # aside, which this record has none of.
     reached = {resolve(urlsplit(path).path).url_name for path in before}
@@ -196,6 +247,9 @@ def test_unpublished_state_changes_no_public_page(
         "/LIT-012/",
         "/tags/secret-tag/",
         "/tags/unseen/",
+        "/people/secret-coauthor/",
+        "/people/secret-coauthor/feed/",
+        "/people/pending-person/",
         "/decisions/ADR-099/",
         "/api/registries/DRAFT/",
         "/api/documents/DRAFT-001/",

@@ -74,7 +74,15 @@ def test_document_page_shows_citation_summary_status_and_topic(client):
     assert soup.select_one(".citation a")["href"] == "https://arxiv.org/abs/1604.06174"
     assert soup.select_one(".summary").get_text() == "Gradient checkpointing."
     facts = [dd.get_text() for dd in soup.select(".facts dd")]
-    assert facts == ["Active", document.topic.name, "memory", "Reading list"]
+    # The citation names Chen alone, whose page the name links to.
+    assert facts == [
+        "Chen et al.",
+        "Active",
+        document.topic.name,
+        "memory",
+        "Reading list",
+    ]
+    assert soup.select_one(".facts dd a")["href"] == "/people/chen/"
 
 
 def test_document_page_of_a_venue_citation_has_no_link(client):
@@ -178,10 +186,10 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
     with django_assert_num_queries(5):
         soup_of(client.get(reverse("catalogue:unfiled")))
     # Document with registry and topic, its tags, the documents it supersedes,
-    # its versions, documents and decision records that name it, its related
-    # work.
+    # its author positions with their people, its versions, documents and
+    # decision records that name it, its related work.
     path = first.get_absolute_url()
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         soup_of(client.get(path))
 
 
