@@ -239,8 +239,8 @@ def venues_of(documents):
     """The known venues of ``documents``, each with ``document_count``, most
     first. One query."""
     return list(
-        Venue.objects.filter(documents__in=documents.values("pk"))
-        .annotate(document_count=Count("documents", distinct=True))
+        Venue.objects.filter(listings__document__in=documents.values("pk"))
+        .annotate(document_count=Count("listings", distinct=True))
         .order_by("-document_count", "name")
     )
 
