@@ -15,7 +15,8 @@ versions, and links it to a person, never guessing silently:
 - anything else makes a new person.
 
 A position whose name is unchanged keeps its person, so an editor's merges
-and splits survive every later import. Linking is derived from the text, so
+and splits survive every later import; so does one whose name is spelled
+out further (``Chen`` filled in as ``Tianqi Chen``). Linking is derived from the text, so
 it runs inside the action that changed the text and is audited with it: a
 new person or proposal gets its audit entry in the same transaction.
 
@@ -961,12 +962,3 @@ def _open(proposal):
             f"The proposal is already {proposal.get_status_display().lower()}.",
             code="proposal_decided",
         )
-
-
-def fuller_name(names):
-    """The fullest spelling among ``names``."""
-    best = names[0]
-    for name in names[1:]:
-        if is_fuller(name, best):
-            best = name
-    return best
