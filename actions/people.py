@@ -16,9 +16,11 @@ versions, and links it to a person, never guessing silently:
 
 A position whose name is unchanged keeps its person, so an editor's merges
 and splits survive every later import; so does one whose name is spelled
-out further (``Chen`` filled in as ``Tianqi Chen``). Linking is derived from the text, so
-it runs inside the action that changed the text and is audited with it: a
-new person or proposal gets its audit entry in the same transaction.
+out further (``Chen`` filled in as ``Tianqi Chen``).
+
+Linking is derived from the text, so it runs inside the action that changed
+the text and is audited with it: a new person or proposal gets its audit
+entry in the same transaction.
 
 The editors' verbs (``merge_people``, ``split_person``, ``edit_person``,
 ``accept_proposal``, ``reject_proposal``) each check the actor's permission,
@@ -67,6 +69,7 @@ from catalogue.names import (
     fold,
     is_fuller,
     name_key,
+    sort_key,
     sort_name,
 )
 from catalogue.orcid import normalise_orcid, validate_orcid
@@ -483,6 +486,7 @@ class Linker:
             person.slug = self.index.free_slug(person.name)
             person.display_name = display_name(person.name)
             person.sort_name = sort_name(person.name)
+            person.sort_key = sort_key(person.name)
         staging.insert(Person, self.new_people)
         real = {-(n + 1): person.pk for n, person in enumerate(self.new_people)}
         self.index.rekey(real)

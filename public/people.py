@@ -90,12 +90,14 @@ class Letter:
 def letters(people, per_page=PEOPLE_PER_PAGE):
     """``(total, [Letter])``: how many ``people`` there are and, for each
     letter their sort names open with, how many and on which page of the
-    index (in ``sort_name`` order) the first is. One query.
+    index (in ``sort_key`` order) the first is. One query.
 
     A letter's first place is the number of sort names the database orders
     before it, so the pages and the letters agree under any collation.
     """
-    bounds = {letter: Count("pk", filter=Q(sort_name__lt=letter)) for letter in LETTERS}
+    bounds = {
+        letter: Count("pk", filter=Q(sort_key__lt=letter.lower())) for letter in LETTERS
+    }
     counted = people.order_by().aggregate(total=Count("pk"), **bounds)
     total = counted["total"]
     starts = [(OTHER, 0), *((letter, counted[letter]) for letter in LETTERS)]
@@ -230,7 +232,7 @@ def coauthors(person, documents):
         )
         .exclude(pk=person.pk)
         .annotate(shared=Count("authorships__document", distinct=True))
-        .order_by("-shared", "sort_name", "slug")[: COAUTHORS_SHOWN + 1]
+        .order_by("-shared", "sort_key", "slug")[: COAUTHORS_SHOWN + 1]
     )
     return found[:COAUTHORS_SHOWN], len(found) > COAUTHORS_SHOWN
 

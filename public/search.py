@@ -229,7 +229,7 @@ def people_named(query):
                 default=Value(1),
             )
         )
-        .order_by("is_named", Length("display_name"), "sort_name", "slug")[
+        .order_by("is_named", Length("display_name"), "sort_key", "slug")[
             : PEOPLE_SHOWN + 1
         ]
     )

@@ -90,7 +90,7 @@ class PersonSitemap(SectionSitemap):
     limit = 10000
 
     def items(self):
-        return Person.objects.public().order_by("sort_name", "slug").only("slug")
+        return Person.objects.public().order_by("sort_key", "slug").only("slug")
 
 
 class VenueSitemap(SectionSitemap):

@@ -337,7 +337,7 @@ class PersonListView(ListView):
     paginate_by = people.PEOPLE_PER_PAGE
 
     def get_queryset(self):
-        return people.public_people().order_by("sort_name", "slug")
+        return people.public_people().order_by("sort_key", "slug")
 
     def get_paginator(self, queryset, per_page, **kwargs):
         paginator = super().get_paginator(queryset, per_page, **kwargs)
@@ -433,7 +433,7 @@ def former_address(request, slug):
     named = list(
         people.public_people()
         .filter(former_addresses__slug=slug)
-        .order_by("sort_name", "slug")
+        .order_by("sort_key", "slug")
     )
     if not named:
         raise Http404(f"No person at {slug}.")

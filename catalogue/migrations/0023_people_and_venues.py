@@ -72,6 +72,7 @@ class Migration(migrations.Migration):
                 ),
                 ("display_name", models.CharField(editable=False, max_length=500)),
                 ("sort_name", models.CharField(editable=False, max_length=500)),
+                ("sort_key", models.CharField(editable=False, max_length=500)),
                 (
                     "slug",
                     models.SlugField(
@@ -108,10 +109,10 @@ class Migration(migrations.Migration):
                 ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                "ordering": ["sort_name", "slug"],
+                "ordering": ["sort_key", "slug"],
                 "permissions": [("merge_person", "Can merge and split people")],
                 "indexes": [
-                    models.Index(fields=["sort_name"], name="person_sort_name")
+                    models.Index(fields=["sort_key", "slug"], name="person_sort_key")
                 ],
                 "constraints": [
                     models.CheckConstraint(

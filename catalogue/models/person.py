@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import PUBLIC_STATUSES
 from catalogue.models.fields import NulRefused, one_of, user_field
-from catalogue.names import display_name, index_letter, sort_name
+from catalogue.names import display_name, index_letter, sort_key, sort_name
 from catalogue.orcid import orcid_url, validate_orcid
 
 
@@ -55,6 +55,9 @@ class Person(NulRefused, models.Model):
     )
     display_name = models.CharField(max_length=500, editable=False)
     sort_name = models.CharField(max_length=500, editable=False)
+    # The sort name folded (case and accents aside): what the index orders
+    # by, the same on every database and collation.
+    sort_key = models.CharField(max_length=500, editable=False)
     slug = models.SlugField(
         max_length=200,
         unique=True,
@@ -79,14 +82,14 @@ class Person(NulRefused, models.Model):
     objects = PersonQuerySet.as_manager()
 
     class Meta:
-        ordering = ["sort_name", "slug"]
+        ordering = ["sort_key", "slug"]
         constraints = [
             one_of("state", PersonState, "person_state_valid"),
             models.UniqueConstraint(
                 fields=["orcid"], condition=~Q(orcid=""), name="unique_person_orcid"
             ),
         ]
-        indexes = [models.Index(fields=["sort_name"], name="person_sort_name")]
+        indexes = [models.Index(fields=["sort_key", "slug"], name="person_sort_key")]
         permissions = [
             ("merge_person", "Can merge and split people"),
         ]
@@ -97,6 +100,7 @@ class Person(NulRefused, models.Model):
     def save(self, *args, **kwargs):
         self.display_name = display_name(self.name)
         self.sort_name = sort_name(self.name)
+        self.sort_key = sort_key(self.name)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -179,7 +179,7 @@ class PersonAdmin(AuditlogHistoryAdminMixin, admin.ModelAdmin):
 
         Template: ``admin/catalogue/person/merge.html``.
         """
-        chosen = list(queryset.order_by("sort_name", "slug"))
+        chosen = list(queryset.order_by("sort_key", "slug"))
         if len(chosen) < 2:
             self.message_user(
                 request, "Select two people or more to merge.", messages.WARNING

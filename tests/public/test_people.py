@@ -10,6 +10,7 @@ from lxml import etree
 
 import actions.documents
 import actions.people
+from catalogue.citations import derived_authors
 from catalogue.models import Authorship, Person, Venue
 from public import views
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
@@ -652,3 +653,34 @@ def test_a_person_page_shows_a_new_title_and_a_merge_answers_its_old_address(
     assert response.status_code == 301
     assert response["Location"] == pages[0]
     assert "LIT-102" in text_of(client, pages[0])
+
+
+def test_the_index_files_accented_and_particle_names_under_their_letters(client):
+    registry = RegistryFactory(prefix="LIT")
+    names = [
+        {"family": "Ünal", "given": "Ayşe"},
+        {"family": "van der Maaten", "given": "Laurens"},
+        {"family": "Zhang", "given": "Wei"},
+        {"family": "Abadi", "given": "Martín"},
+    ]
+    for number, name in enumerate(names, start=1):
+        DocumentFactory(
+            number=number,
+            registry=registry,
+            author_list=[name],
+            authors=derived_authors([name]),
+            published=True,
+        )
+
+    soup = soup_of(client.get("/people/"))
+    links = soup.select("main li a[href^='/people/']")
+    letters = [a.get_text() for a in links if "#" in a["href"]]
+    listed = [a.get_text() for a in links if "#" not in a["href"]]
+
+    assert letters == ["A", "M", "U", "Z"]
+    assert listed == [
+        "Abadi, Martín",
+        "Maaten, Laurens van der",
+        "Ünal, Ayşe",
+        "Zhang, Wei",
+    ]

@@ -24,7 +24,7 @@ from catalogue.models import (
     Topic,
     Venue,
 )
-from catalogue.names import display_name, family_of, name_key, sort_name
+from catalogue.names import display_name, family_of, name_key, sort_key, sort_name
 from public.feeds import DocumentVersionFeed, TopicFeed
 from tests.factories import (
     DecisionLogFactory,
@@ -138,7 +138,11 @@ FAMILIES = ["Abadi", "Bernstein", "Chen", "Douillard", "Müller", "van der Maate
 
 def person_named(name, slug):
     return Person(
-        name=name, slug=slug, display_name=display_name(name), sort_name=sort_name(name)
+        name=name,
+        slug=slug,
+        display_name=display_name(name),
+        sort_name=sort_name(name),
+        sort_key=sort_key(name),
     )
 
 
