@@ -75,9 +75,13 @@ def test_a_publisher_merges_two_people_and_the_old_address_goes_to_the_kept_one(
     ]
     assert list(Person.objects.filter(slug__contains="rajbhandari")) == [samyam]
     assert positions(samyam) == [101, 102]
-    # public page: checked once merged
     address = PersonAddress.objects.get(slug="s-rajbhandari")
     assert list(address.persons.all()) == [samyam]
+    # A reader at the old address is sent on, permanently, to the kept one.
+    response = page.goto(f"{live_server.url}/people/s-rajbhandari/")
+    assert response.url == f"{live_server.url}/people/samyam-rajbhandari/"
+    assert response.request.redirected_from.response().status == 301
+    assert page.locator("h1").inner_text() == "Samyam Rajbhandari"
     assert desk.violations() == []
 
 
