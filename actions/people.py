@@ -887,7 +887,7 @@ def edit_person(*, person, user, changes, via=""):
     require(user, *CHANGE, via=via)
     with transaction.atomic(), audited(user, via):
         person = Person.objects.select_for_update().get(pk=person.pk)
-        old_slug = person.slug
+        old_slug, old_name = person.slug, person.name
         documents = _documents_of(person)
         orcids = _record_orcids(documents)
         for name, value in changes.items():
@@ -909,6 +909,14 @@ def edit_person(*, person, user, changes, via=""):
             raise ValidationError(
                 {"state": "Only a person with an ORCID iD can be verified."}
             )
+        # A slug made from the old name follows a new one, unless the editor
+        # chose another; the old one is kept as an address.
+        if (
+            person.slug == old_slug
+            and slug_base(person.name) != slug_base(old_name)
+            and re.fullmatch(rf"{re.escape(slug_base(old_name))}(-.+)?", old_slug)
+        ):
+            person.slug = PeopleIndex().free_slug(person.name, person.affiliation)
         if person.slug != old_slug:
             if (
                 PersonAddress.objects.filter(slug=person.slug)

@@ -523,3 +523,39 @@ def test_one_orcid_is_one_persons(lit):
             user=publisher,
             changes={"orcid": "0000-0002-1825-0097"},
         )
+
+
+def test_a_new_name_takes_a_new_slug_and_the_old_one_redirects(lit):
+    person = person_at(paper(27, "S. Rajbhandari", registry=lit, topic=TopicFactory()))
+
+    edit_person(
+        person=person,
+        user=factory_publisher(),
+        changes={
+            "name": {"family": "Rajbhandari", "given": "Samyam"},
+            "slug": person.slug,
+        },
+    )
+
+    person.refresh_from_db()
+    assert person.slug == "samyam-rajbhandari"
+    assert list(PersonAddress.objects.get(slug="s-rajbhandari").persons.all()) == [
+        person
+    ]
+
+
+def test_a_slug_an_editor_chose_stays_when_the_name_changes(lit):
+    person = person_at(paper(27, "S. Rajbhandari", registry=lit, topic=TopicFactory()))
+    publisher = factory_publisher()
+    edit_person(
+        person=person, user=publisher, changes={"slug": "rajbhandari-deepspeed"}
+    )
+
+    edit_person(
+        person=person,
+        user=publisher,
+        changes={"name": {"family": "Rajbhandari", "given": "Samyam"}},
+    )
+
+    person.refresh_from_db()
+    assert person.slug == "rajbhandari-deepspeed"
