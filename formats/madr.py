@@ -806,8 +806,9 @@ def unlinked(text):
     return LINKED_WORD_RE.sub(lambda match: match["text"], text)
 
 
-# What a status may open with besides its word: emoji, symbols, a box.
-STATUS_LEAD_RE = re.compile(r"(?:[^\w\[(]|\[[ xX]?\]|_)+")
+# What a status may open with besides its word: emoji, symbols, a box, a
+# bracket left open (``[accepted``, a YAML list its writer never closed).
+STATUS_LEAD_RE = re.compile(r"(?:\[[ xX]?\]|[^\w(]|_)+")
 STATUS_PHRASES = sorted([*STATUS_WORDS, *STATUS_SYNONYMS], key=len, reverse=True)
 STATUS_PHRASE_RE = re.compile(
     r"(?P<word>" + "|".join(map(re.escape, STATUS_PHRASES)) + r")(?![\w-])", re.I

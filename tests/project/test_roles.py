@@ -26,7 +26,12 @@ from editorial.admin.page_import import PAGE_JOB
 from editorial.backups import BACKUP_JOB
 from imports.backups import backup_storage
 from jobs.models import Job
-from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
+from tests.factories import (
+    DecisionRecordFactory,
+    DocumentFactory,
+    UserFactory,
+    make_known_venues,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -267,6 +272,8 @@ def record(people, backup_dir):
     """One of everything the admin shows; LIT-004 published, tagged, filed
     and with a pending revision, so its review and version pages have work."""
     publisher = people["publisher"]
+    # The known venues, should a transactional test's flush have taken them.
+    make_known_venues()
     document = DocumentFactory(number=4, draft=True, title="Sublinear memory")
     document.tags.add("memory")
     actions.documents.publish(document=document, user=publisher)
