@@ -69,11 +69,9 @@ from catalogue.names import (
     fold,
     is_fuller,
     name_key,
-    sort_key,
-    sort_name,
 )
 from catalogue.orcid import normalise_orcid, validate_orcid
-from catalogue.venues import read_venue
+from catalogue.venues import named_venue
 
 __all__ = [
     "accept_proposal",
@@ -144,9 +142,9 @@ class PeopleIndex:
         documents = Authorship.objects.filter(
             version__isnull=True, family__in=families
         ).values("document")
-        persons = Person.objects.filter(
-            Q(authorships__family__in=families) | Q(pk__in=self.people.keys())
-        ).distinct()
+        # Every document naming a person already known was read with the
+        # family that made them known.
+        persons = Person.objects.filter(authorships__family__in=families).distinct()
         self._load(
             Authorship.objects.filter(version__isnull=True, document__in=documents),
             persons,
@@ -328,6 +326,7 @@ class Linker:
         self.new_proposals = []  # (authorship, candidate pk, reason)
         self.renamed = []  # positions whose spelling changed, not their key
         self.stale = []  # pks of positions whose name changed
+        self.released = set()  # the people of those positions
         # (person pk, document pk, name): a position's name spelled out further
         self.spelled_out = []
 
@@ -361,6 +360,7 @@ class Linker:
                 kept[position] = authorship.person_id
             else:
                 self.stale.append(authorship.pk)
+                self.released.add(authorship.person_id)
         families = {family_of(name) for name in names}
         by_key = {name_key(names[position]): pk for position, pk in kept.items()}
         for position, name in enumerate(names):
@@ -484,9 +484,7 @@ class Linker:
         self.index.know_slugs(slug_base(person.name) for person in self.new_people)
         for person in self.new_people:
             person.slug = self.index.free_slug(person.name)
-            person.display_name = display_name(person.name)
-            person.sort_name = sort_name(person.name)
-            person.sort_key = sort_key(person.name)
+            person.derive_names()
         staging.insert(Person, self.new_people)
         real = {-(n + 1): person.pk for n, person in enumerate(self.new_people)}
         self.index.rekey(real)
@@ -580,12 +578,8 @@ def _list_venues(documents, venues):
     for document in documents:
         venue = by_name.get(fold(document.venue)) if document.venue else None
         if venue is None:
-            read, _ = read_venue(
+            venue, _ = named_venue(
                 document.source_identifier, document.citation_note, venues
-            )
-            venue = by_name.get(fold(read)) or next(
-                (v for v in venues if read and fold(read).startswith(fold(v.name))),
-                None,
             )
         document.listed_venue = venue
         if listed.get(document.pk) != (venue.pk if venue else None):
@@ -667,22 +661,27 @@ def link_documents(documents, *, user=None, via="", index=None):
         return []
     with transaction.atomic(), audited(user, via):
         linker = Linker(index, user=user, via=via)
+        venues = list(Venue.objects.all())
         proposals = []
         for start in range(0, len(pks), CHUNK):
-            _, made = _link_chunk(
-                _read(pks[start : start + CHUNK]), linker, list(Venue.objects.all())
-            )
+            _, made = _link_chunk(_read(pks[start : start + CHUNK]), linker, venues)
             proposals += made
-        _forget_unnamed(linker.index)
+        _forget_unnamed(linker.index, linker.released)
     return proposals
 
 
-def _forget_unnamed(index):
+def _forget_unnamed(index, released=None):
     """Delete the people the record inferred that no position names any more
-    (an edit changed the name they were made for), and from ``index``."""
+    (an edit changed the name they were made for), and from ``index``:
+    among ``released``, the people of the positions linking let go, or
+    anyone, when None."""
+    if released is not None and not released:
+        return
     unnamed = Person.objects.filter(
         state=PersonState.INFERRED, authorships__isnull=True
     ).exclude(former_addresses__isnull=False)
+    if released is not None:
+        unnamed = unnamed.filter(pk__in=released)
     pks = list(unnamed.values_list("pk", flat=True))
     if pks:
         Person.objects.filter(pk__in=pks).delete()

@@ -22,17 +22,28 @@ def venue_mention(name):
     return re.compile(rf"(?<![\w-]){re.escape(name)}{YEAR}(?![\w-])")
 
 
+def named_venue(identifier, note, venues):
+    """``(Venue, as the citation names it)``: the one of ``venues`` (known
+    ``Venue`` rows) a citation with ``identifier`` and ``note`` was published
+    in, by its note's venue and year, else its DOI's prefix; ``(None, "")``
+    when it names none."""
+    for venue in sorted(venues, key=lambda venue: -len(venue.name)):
+        if match := venue_mention(venue.name).search(note):
+            return venue, match[0].strip()
+    doi = identifier_value(identifier, "DOI:").lower()
+    for venue in venues:
+        if doi and venue.doi_prefix and doi.startswith(venue.doi_prefix.lower()):
+            return venue, venue.full_name or venue.name
+    return None, ""
+
+
 def read_venue(identifier, note, venues):
     """``(venue, publication type)`` of a citation with ``identifier`` and
     ``note``, by ``venues`` (known ``Venue`` rows); ``("", "")`` when the
     citation does not say."""
-    for venue in sorted(venues, key=lambda venue: -len(venue.name)):
-        if match := venue_mention(venue.name).search(note):
-            return match[0].strip(), venue.kind
-    doi = identifier_value(identifier, "DOI:").lower()
-    for venue in venues:
-        if doi and venue.doi_prefix and doi.startswith(venue.doi_prefix.lower()):
-            return venue.full_name or venue.name, venue.kind
+    venue, named = named_venue(identifier, note, venues)
+    if venue is not None:
+        return named, venue.kind
     if identifier_value(identifier, "ARXIV-"):
         return "", PublicationType.PREPRINT
     return "", PublicationType.UNKNOWN

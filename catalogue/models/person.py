@@ -98,13 +98,18 @@ class Person(NulRefused, models.Model):
         return self.display_name
 
     def save(self, *args, **kwargs):
-        self.display_name = display_name(self.name)
-        self.sort_name = sort_name(self.name)
-        self.sort_key = sort_key(self.name)
+        self.derive_names()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("catalogue:person-detail", kwargs={"slug": self.slug})
+
+    def derive_names(self):
+        """Set the names derived from ``name``, as a save does (a bulk insert
+        calls it itself)."""
+        self.display_name = display_name(self.name)
+        self.sort_name = sort_name(self.name)
+        self.sort_key = sort_key(self.name)
 
     @property
     def orcid_url(self):
