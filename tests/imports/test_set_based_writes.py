@@ -45,10 +45,10 @@ pytestmark = pytest.mark.django_db
 # A topic page's import into an empty record, whatever its rows, on PostgreSQL,
 # in a process that has looked up no content type yet: its preface, registry
 # and topic are each saved by their action, in a savepoint of their own. Of
-# them, 31 link the authors to people once the rows are in: the documents,
+# them, 30 link the authors to people once the rows are in: the documents,
 # venues, positions and versions read, the people of the families met and
 # their slugs, then people, positions and their audit entries copied in.
-QUERIES_PER_IMPORT = 98
+QUERIES_PER_IMPORT = 97
 
 postgresql_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="staging tables are PostgreSQL's"
