@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from actions import pages
+from actions import errata, pages
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import (
     OWN_LOG,
@@ -179,6 +179,7 @@ def publish_decision(*, decision, user):
             others = DecisionRecord.objects.filter(pk__in=revision.supersedes)
             set_supersedes(decision=decision, superseded=others, user=user)
             publish_held(revision, user=user, at=now)
+            errata.settle_decision_revision(revision, user=user, at=now)
             pages.changed(decision, before=before)
     return decision
 
@@ -323,6 +324,7 @@ def discard_decision_revision(*, decision, user):
     """Drop a decision record's pending revision; readers never saw it."""
     with taking(DISCARD_DECISION, decision, user) as (decision, revision):
         discard_held(revision, user=user)
+        errata.release(revision)
     return revision
 
 

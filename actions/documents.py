@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from actions import pages
+from actions import errata, pages
 from actions.people import link_documents
 from actions.steps import (
     Step,
@@ -318,6 +318,7 @@ def _publish_revision(document, revision, user, note):
     if note:
         revision.note = note
     publish_held(revision, user=user, at=published_at)
+    errata.settle_revision(revision, user=user, at=published_at)
     pages.changed(document, before=before, listing=tags_change)
     version = None
     if raises:
@@ -339,6 +340,7 @@ def discard_revision(*, document, user):
     """Drop a document's pending revision; readers never saw it."""
     with taking(DISCARD, document, user) as (document, revision):
         discard_held(revision, user=user)
+        errata.release(revision)
     return revision
 
 

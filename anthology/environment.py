@@ -102,6 +102,7 @@ SECURITY = "Security and proxies"
 LOGGING = "Logging"
 ACCOUNTS = "Accounts"
 MAKE = "make run and make serve"
+CORRECTIONS = "Corrections and mail"
 
 VARIABLES: list[Variable] = [
     # Site.
@@ -501,6 +502,49 @@ VARIABLES: list[Variable] = [
         "(`Identify`): set it to one that is read.",
         OAI,
         derived=True,
+    ),
+    # Corrections and mail.
+    Variable(
+        "EMAIL_URL",
+        "URL",
+        "",
+        "Where mail goes: `smtp://user:password@host:587/?tls=True`, "
+        "`smtp+ssl://…:465`, `console:` or `dummy:` (dj-email-url's forms). "
+        "Empty: Django's own `EMAIL_HOST` defaults (SMTP on localhost:25), "
+        "or the console when `DEBUG` is on, as under `make run`.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "DEFAULT_FROM_EMAIL",
+        "email address",
+        "anthology@ the host of SITE_URL",
+        "The sender of the mails readers get about their corrections.",
+        CORRECTIONS,
+        derived=True,
+    ),
+    Variable(
+        "CORRECTIONS_RATE",
+        "rate",
+        "10/hour",
+        "The corrections one client address may propose (a `Retry-After` "
+        "answers the next).",
+        CORRECTIONS,
+    ),
+    Variable(
+        "CORRECTIONS_TOTAL_RATE",
+        "rate",
+        "300/hour",
+        "The corrections every reader together may propose: a flood from many "
+        "addresses stops here.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "CORRECTIONS_MAX_BYTES",
+        "bytes",
+        "65536",
+        "The largest body the correction form takes (413 above it): a long "
+        "author list and a note fill a tenth of it.",
+        CORRECTIONS,
     ),
     # API.
     Variable(

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import dj_database_url
+import dj_email_url
 from csp.constants import NONE, SELF
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
     "sources",
     "jobs",
     "public",
+    "corrections",
     "similarity",
     "oai",
     "pagecache",
@@ -520,3 +522,20 @@ API_ANONYMOUS_PATH = "/api/"
 API_TOKEN_RATE = env.read("API_TOKEN_RATE")
 API_ANONYMOUS_RATE = env.read("API_ANONYMOUS_RATE")
 API_TOKEN_DAYS = env.read("API_TOKEN_DAYS")
+
+# Mail: the outcome of a reader's correction.
+EMAIL_URL = env.read("EMAIL_URL")
+if EMAIL_URL:
+    # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_USE_TLS…
+    # as the address spells them (dj-email-url's documented use).
+    vars().update(dj_email_url.parse(EMAIL_URL))
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+DEFAULT_FROM_EMAIL = env.read(
+    "DEFAULT_FROM_EMAIL", default=f"anthology@{urlsplit(SITE_URL).hostname}"
+)
+# Readers' corrections: limited per client address and in total, bounded in
+# size (corrections/limits.py).
+CORRECTIONS_RATE = env.read("CORRECTIONS_RATE")
+CORRECTIONS_TOTAL_RATE = env.read("CORRECTIONS_TOTAL_RATE")
+CORRECTIONS_MAX_BYTES = env.read("CORRECTIONS_MAX_BYTES")

@@ -9,6 +9,7 @@ urlpatterns = [
     path("health/ready/", health.readiness, name="readiness"),
     path("api/", include("api.urls")),
     path("", include("oai.urls")),
+    path("", include("corrections.urls")),
     path("", include("public.urls")),
 ]
 

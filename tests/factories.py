@@ -12,9 +12,11 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
+import actions.corrections
 import actions.documents
 from catalogue.models import (
     OWN_LOG,
+    Correction,
     DecisionImage,
     DecisionLog,
     DecisionRecord,
@@ -161,6 +163,32 @@ class DecisionRecordFactory(DjangoModelFactory):
             DecisionRelation.objects.create(
                 source=successor, kind=DecisionRelation.Kind.SUPERSEDES, target=self
             )
+
+
+class CorrectionFactory(factory.Factory):
+    """A reader's proposed correction of a public document (a new one by
+    default), kept by the action readers' form calls: ``changes`` by field,
+    a ``note``, an ``email``."""
+
+    class Meta:
+        model = Correction
+
+    document = factory.LazyFunction(lambda: DocumentFactory(published=True))
+    changes = factory.LazyAttribute(
+        lambda correction: {"title": f"{correction.document.title} (corrected)"}
+    )
+    note = ""
+    reason = "The paper's own first page says so."
+    email = ""
+    origin = Correction.Origin.READER
+
+    @classmethod
+    def _create(cls, model_class, *, document, **kwargs):
+        return actions.corrections.propose(target=document, **kwargs)
+
+    @classmethod
+    def _build(cls, model_class, **kwargs):
+        raise NotImplementedError("a correction is kept by its action: create it")
 
 
 class DecisionImageFactory(DjangoModelFactory):

@@ -15,6 +15,7 @@ from catalogue.models.choices import (
     RevisionStatus,
     TopicFlavour,
 )
+from catalogue.models.correction import Correction, LinkCheck
 from catalogue.models.decision import (
     OWN_LOG,
     OWN_LOG_SLUG,
@@ -60,6 +61,7 @@ __all__ = [
     "CandidateMember",
     "CandidateTopic",
     "CitedText",
+    "Correction",
     "DecisionFormat",
     "DecisionImage",
     "DecisionLog",
@@ -75,6 +77,7 @@ __all__ = [
     "DocumentStatus",
     "DocumentVenue",
     "DocumentVersion",
+    "LinkCheck",
     "Person",
     "PersonAddress",
     "PersonProposal",

@@ -8,6 +8,7 @@ taggit sends m2m_changed.
 from auditlog.registry import auditlog
 from taggit.models import Tag
 
+from catalogue.models.correction import Correction
 from catalogue.models.decision import (
     DecisionImage,
     DecisionRecord,
@@ -35,6 +36,7 @@ auditlog.register(DecisionImage, exclude_fields=["data"])
 auditlog.register(Person, exclude_fields=["updated_at"])
 auditlog.register(PersonAddress, m2m_fields={"persons"})
 auditlog.register(PersonProposal)
+auditlog.register(Correction)
 auditlog.register(Preface, exclude_fields=["updated_at"])
 # Tags are renamed and merged in the admin; their names show on public pages.
 auditlog.register(Tag)

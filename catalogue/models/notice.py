@@ -6,7 +6,8 @@ from catalogue.models.fields import NulRefused, user_field
 
 class DocumentNotice(NulRefused, models.Model):
     """A change of a public document's standing that readers are told of: a
-    withdrawal (with its reason), a reinstatement, a supersession. A row is
+    withdrawal (with its reason), a reinstatement, a supersession, or an
+    erratum (a published correction: what was corrected, and whose). A row is
     written by the action that makes the change and never edited, so the
     feeds carry it whatever the document's age, and a reinstatement does
     not erase the withdrawal before it."""
@@ -15,6 +16,7 @@ class DocumentNotice(NulRefused, models.Model):
         WITHDRAWN = "withdrawn", "Withdrawn"
         REINSTATED = "reinstated", "Reinstated"
         SUPERSEDED = "superseded", "Superseded"
+        CORRECTED = "corrected", "Corrected"
 
     document = models.ForeignKey(
         Document, on_delete=models.PROTECT, related_name="notices"
@@ -39,7 +41,9 @@ class DocumentNotice(NulRefused, models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(kind__in=["withdrawn", "reinstated", "superseded"]),
+                condition=models.Q(
+                    kind__in=["withdrawn", "reinstated", "superseded", "corrected"]
+                ),
                 name="document_notice_kind_valid",
             ),
         ]
@@ -54,5 +58,7 @@ class DocumentNotice(NulRefused, models.Model):
         if self.kind == self.Kind.SUPERSEDED and self.successor is not None:
             successor = self.successor
             return f"Superseded by {successor.label}: {successor.title} ({when})."
+        if self.kind == self.Kind.CORRECTED:
+            return f"Corrected on {when}: {self.reason}."
         said = f"{self.get_kind_display()} on {when}."
         return f"{said} Reason: {self.reason}" if self.reason else said

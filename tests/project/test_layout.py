@@ -13,6 +13,8 @@ project code is at the top of its module.
     oai        <- formats    OAI-PMH for harvesters: reads only
     api        <- public     the record for machines: reads only (and keeps
                              its own API tokens)
+    corrections <- actions, public   readers' proposed corrections: the form
+                             and the private page that follows one
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs, and read the
@@ -40,9 +42,10 @@ APPS = {
     "similarity": {"catalogue", "actions", "formats"},
     "oai": {"catalogue", "formats"},
     "api": {"catalogue", "formats", "public"},
+    "corrections": {"catalogue", "actions", "formats", "public"},
     "editorial": {
         *("catalogue", "actions", "formats", "sources", "imports", "public"),
-        "similarity",
+        *("similarity", "corrections"),
     },
 }
 MAY_IMPORT = {
