@@ -12,7 +12,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from catalogue.addresses import absolute_url
-from catalogue.models import DecisionRecord, Document, PersonState
+from catalogue.models import DecisionRecord, Document, DocumentNotice, PersonState
 from public import structured
 
 
@@ -171,12 +171,28 @@ class VersionSerializer(serializers.Serializer):
 NAME_LIST = serializers.ListField(child=serializers.CharField())
 
 
+class NoticeSerializer(serializers.Serializer):
+    """A change of the document's standing readers are told of: a published
+    correction (``corrected``: an erratum), a withdrawal, a reinstatement or
+    a supersession."""
+
+    kind = serializers.ChoiceField(choices=DocumentNotice.Kind.choices)
+    at = serializers.DateTimeField()
+    text = serializers.CharField(source="sentence")
+    page_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, notice):
+        return absolute_url(f"{notice.document.get_absolute_url()}#notice-{notice.pk}")
+
+
 class DocumentDetailSerializer(DocumentSerializer):
     """A document with its versions, what it supersedes and its references
     both ways: the names its text gives, and the documents and decision
     records whose text names it."""
 
     versions = serializers.SerializerMethodField()
+    notices = serializers.SerializerMethodField()
     supersedes = serializers.SerializerMethodField()
     references = serializers.SerializerMethodField()
     referenced_by = serializers.SerializerMethodField()
@@ -188,6 +204,13 @@ class DocumentDetailSerializer(DocumentSerializer):
         for version in versions:
             version.document = document
         return VersionSerializer(versions, many=True).data
+
+    @extend_schema_field(NoticeSerializer(many=True))
+    def get_notices(self, document):
+        notices = sorted(document.notices.all(), key=lambda n: (n.at, n.pk))
+        for notice in notices:
+            notice.document = document
+        return NoticeSerializer(notices, many=True).data
 
     @extend_schema_field(NAME_LIST)
     def get_supersedes(self, document):

@@ -31,6 +31,7 @@ from catalogue.models import (
     DecisionRecord,
     DecisionRelation,
     Document,
+    DocumentNotice,
     Person,
     PersonAddress,
     Registry,
@@ -125,8 +126,9 @@ class DocumentList(RecordView, generics.ListAPIView):
 
 
 class DocumentDetail(RecordView, generics.RetrieveAPIView):
-    """A document at its permanent identifier, with its versions, what it
-    supersedes and its references both ways."""
+    """A document at its permanent identifier, with its versions, its
+    notices (corrections, withdrawals…), what it supersedes and its
+    references both ways."""
 
     serializer_class = serializers.DocumentDetailSerializer
 
@@ -135,7 +137,13 @@ class DocumentDetail(RecordView, generics.RetrieveAPIView):
         documents = documents_for(self.request)
         drafts = sees_drafts(self.request, Document)
         queryset = document_rows(documents, drafts=drafts).prefetch_related(
-            "versions", "references"
+            "versions",
+            "references",
+            # A supersession's notice names its successor.
+            Prefetch(
+                "notices",
+                queryset=DocumentNotice.objects.select_related("successor__registry"),
+            ),
         )
         try:
             document = queryset.get(

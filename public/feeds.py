@@ -67,9 +67,9 @@ def public_supersedes(prefix="document__"):
     )
 
 
-def newest_notices(topic=None, person=None):
-    """The newest notices of public documents (of ``topic``, or whose text
-    names ``person``), newest first."""
+def newest_notices(topic=None, person=None, document=None):
+    """The newest notices of public documents (of ``topic``, whose text
+    names ``person``, or of ``document`` alone), newest first."""
     notices = DocumentNotice.objects.filter(
         document__status__in=PUBLIC_STATUSES
     ).select_related(
@@ -82,6 +82,8 @@ def newest_notices(topic=None, person=None):
         notices = notices.filter(document__topic=topic)
     if person is not None:
         notices = notices.filter(document__in=by_person(person))
+    if document is not None:
+        notices = notices.filter(document=document)
     return list(notices.order_by("-at", "-pk")[:ENTRIES])
 
 
@@ -124,8 +126,8 @@ class DocumentVersionFeed(Feed):
     feed_type = TextSummaryAtomFeed
     title = "Anthology: new and revised documents"
     subtitle = (
-        "Every document version as it is published, and every withdrawal, "
-        "reinstatement and supersession."
+        "Every document version as it is published, and every correction, "
+        "withdrawal, reinstatement and supersession."
     )
 
     def link(self):
@@ -142,10 +144,12 @@ class DocumentVersionFeed(Feed):
             .prefetch_related(public_supersedes())
         )
 
-    def newest_versions(self, topic=None, person=None):
-        """The newest published versions (of ``topic``'s documents, or of
-        the documents whose text names ``person``)."""
+    def newest_versions(self, topic=None, person=None, document=None):
+        """The newest published versions (of ``topic``'s documents, of the
+        documents whose text names ``person``, or of ``document``)."""
         versions = self.versions()
+        if document is not None:
+            versions = versions.filter(document=document)
         if topic is not None:
             versions = versions.filter(document__topic=topic)
         if person is not None:
@@ -249,6 +253,36 @@ class PersonFeed(DocumentVersionFeed):
     def items(self, person):
         return newest_entries(
             self.newest_versions(person=person), newest_notices(person=person)
+        )
+
+
+class DocumentFeed(DocumentVersionFeed):
+    """One public document's versions and notices: its corrections, its
+    withdrawal, reinstatement or supersession, as they are published."""
+
+    def get_object(self, request, identifier):
+        return get_object_or_404(
+            Document.objects.public().select_related("registry"),
+            registry__prefix=identifier.prefix,
+            number=identifier.number,
+        )
+
+    def title(self, document):
+        return f"Anthology: {document.identifier}: {document.title}"
+
+    def subtitle(self, document):
+        return (
+            f"Every version of {document.identifier} as it is published, and "
+            "every correction, withdrawal, reinstatement and supersession."
+        )
+
+    def link(self, document):
+        return absolute_url(document.get_absolute_url())
+
+    def items(self, document):
+        return newest_entries(
+            self.newest_versions(document=document),
+            newest_notices(document=document),
         )
 
 

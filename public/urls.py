@@ -106,6 +106,7 @@ documents = [
         views.DocumentVersionView.as_view(),
         name="document-version",
     ),
+    path("<identifier:identifier>/feed/", feeds.DocumentFeed(), name="document-feed"),
 ]
 
 # Staff CSV exports and readers' citation downloads.

@@ -1,8 +1,10 @@
 """The reading room's pages: the index, topics, lists, documents, decisions,
 search. Only what a reader may see is ever listed or shown."""
 
+import datetime
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.core.exceptions import BadRequest
 from django.db.models import Exists, OuterRef, Prefetch, Q
@@ -27,6 +29,7 @@ from catalogue.models import (
     DecisionRecord,
     DecisionRelation,
     Document,
+    DocumentNotice,
     Person,
     Preface,
     Registry,
@@ -519,13 +522,22 @@ class PermanentIdentifierMixin:
         return {"object": self.object}
 
 
+class Corrected(NamedTuple):
+    """A published correction as a page lists it: its fragment, when, what."""
+
+    anchor: str
+    at: datetime.datetime
+    text: str
+
+
 class DocumentDetailView(PermanentIdentifierMixin, DetailView):
     """A document's own page, at its permanent identifier.
 
     Template: ``catalogue/document_detail.html``. Context: ``document``,
     ``references`` (for its summary and its successor), ``referenced_by``
     (public documents and decision records that name it), ``supersedes``
-    (the public documents it supersedes), ``versions``, ``tags`` and
+    (the public documents it supersedes), ``versions``, ``corrections``
+    (the erratum notices of its published corrections), ``tags`` and
     ``related`` (its related work, with the reasons).
     """
 
@@ -580,8 +592,15 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             decisions_referencing=DecisionRecord.objects.public().naming(
                 document.identifier
             ),
-            # The published versions, listed by catalogue/_versions.html.
+            # The published versions, listed by catalogue/_versions.html,
+            # and the published corrections beside them (_corrections.html).
             versions=document.versions.all(),
+            corrections=[
+                Corrected(f"notice-{notice.pk}", notice.at, notice.reason)
+                for notice in document.notices.filter(
+                    kind=DocumentNotice.Kind.CORRECTED
+                ).order_by("at", "pk")
+            ],
             tags=document.tags.all(),
             supersedes=document.supersedes.all(),
             # Stored by the related-work job: one query, whatever its reasons.
@@ -782,7 +801,7 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
     linked), ``status_history`` (likewise), ``relations`` ((label, public
     record) pairs, both ways),
     ``metadata`` ((label, text) pairs), ``references``, ``referenced_by``,
-    ``decisions_referencing``.
+    ``decisions_referencing``, ``corrections`` (its published corrections).
     """
 
     context_object_name = "decision"
@@ -843,6 +862,10 @@ class DecisionRecordDetailView(PermanentIdentifierMixin, DetailView):
             references=references,
             referenced_by=_documents_naming(decision),
             decisions_referencing=naming,
+            corrections=[
+                Corrected(f"correction-{c.pk}", c.published_at, c.sentence())
+                for c in decision.corrections.shown().order_by("published_at", "pk")
+            ],
             **kwargs,
         )
 

@@ -59,6 +59,6 @@ class DocumentNotice(NulRefused, models.Model):
             successor = self.successor
             return f"Superseded by {successor.label}: {successor.title} ({when})."
         if self.kind == self.Kind.CORRECTED:
-            return f"Corrected on {when}: {self.reason}."
+            return f"Correction of {when}: {self.reason}."
         said = f"{self.get_kind_display()} on {when}."
         return f"{said} Reason: {self.reason}" if self.reason else said

@@ -14,10 +14,10 @@ PAGES = [
     ("filtered documents", "/api/documents/?page_size=1000&year_from=1990", 3),
     # The filter's registry, then the documents, their tags and positions.
     ("a registry's documents", "/api/documents/?page_size=1000&registry=LIT", 4),
-    # The document; its tags, author positions (with their people), versions
-    # and references; what it supersedes, what names it, the decision records
-    # naming it.
-    ("document", "/api/documents/LIT-002/", 8),
+    # The document; its tags, author positions (with their people), versions,
+    # references and notices (with their successors); what it supersedes,
+    # what names it, the decision records naming it.
+    ("document", "/api/documents/LIT-002/", 9),
     ("topics", "/api/topics/?page_size=1000", 1),
     ("registries", "/api/registries/?page_size=1000", 1),
     ("tags", "/api/tags/?page_size=1000", 1),

@@ -324,7 +324,7 @@ PEOPLE_PAGES = [
     ("documents", "/api/documents/?page_size=1000", 3),
     # The document; its tags, positions, versions and references; what it
     # supersedes, what names it, the decision records naming it.
-    ("document", "/api/documents/LIT-101/", 8),
+    ("document", "/api/documents/LIT-101/", 9),
     # A former address: no person there, the address, the people it names.
     ("former address", "/api/people/former/", 3),
 ]

@@ -123,7 +123,7 @@ def test_accepting_holds_a_revision_whose_publication_publishes_it(
     notice = DocumentNotice.objects.get(document=document)
     assert notice.kind == DocumentNotice.Kind.CORRECTED
     assert notice.reason == "authors corrected (a reader’s correction)"
-    assert notice.sentence().startswith("Corrected on ")
+    assert notice.sentence().startswith("Correction of ")
     [sent] = mail.outbox
     assert sent.to == ["reader@example.org"]
     assert "published" in sent.subject

@@ -107,20 +107,22 @@ def public_pages():
         ("unfiled by year", "/unfiled/?sort=year", 7),
         ("registry newest first", "/registries/LIT/?sort=-number", 7),
         ("tag by title", "/tags/tag-1/?sort=-title", 7),
-        # And its related work, stored: one query; and its author positions
-        # with their people, for the authors' links: one more.
-        ("document", "/LIT-001/", 10),
+        # And its related work, stored: one query; its author positions
+        # with their people, for the authors' links: one more; and its
+        # published corrections: one more.
+        ("document", "/LIT-001/", 11),
         # And the version's author positions with their people.
-        ("version", "/LIT-002/v2/", 9),
+        ("version", "/LIT-002/v2/", 10),
         # The log, its records, the statuses they state (the filter's
         # choices), and the other logs holding public records.
         ("decisions", reverse("catalogue:decision-list"), 6),
         ("decisions of a status", "/decisions/?status=accepted", 6),
         ("a team's decisions", "/decisions/team/", 6),
-        ("a team's decision", "/decisions/team/ADR-001/", 6),
+        # And its published corrections.
+        ("a team's decision", "/decisions/team/ADR-001/", 7),
         ("decision feed", reverse("catalogue:decision-feed"), 2),
         ("a team's decision feed", "/decisions/team/feed/", 2),
-        ("decision", reverse("catalogue:decision-detail", args=["ADR-001"]), 6),
+        ("decision", reverse("catalogue:decision-detail", args=["ADR-001"]), 7),
         # And the people whose names match the words: one query.
         ("search", reverse("catalogue:search") + "?q=builds", 8),
         ("search by year", reverse("catalogue:search") + "?year_from=2000", 5),
@@ -215,8 +217,8 @@ def people_pages():
         # targets.
         ("venue", "/venues/osdi/", 5),
         # A document naming three people: its positions with them, one query.
-        ("document", "/LIT-005/", 10),
-        ("version", "/LIT-005/v2/", 9),
+        ("document", "/LIT-005/", 11),
+        ("version", "/LIT-005/v2/", 10),
         # The people the name finds, and no more: straight to the one.
         ("search for a name", f"{search}?q=rajbhandari", 1),
         # Namesakes: both listed, above the documents.

@@ -187,9 +187,9 @@ def test_list_pages_cost_the_same_queries_whatever_their_size(
         soup_of(client.get(reverse("catalogue:unfiled")))
     # Document with registry and topic, its tags, the documents it supersedes,
     # its author positions with their people, its versions, documents and
-    # decision records that name it, its related work.
+    # decision records that name it, its related work, its corrections.
     path = first.get_absolute_url()
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         soup_of(client.get(path))
 
 

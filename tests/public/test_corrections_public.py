@@ -1,0 +1,169 @@
+"""What changed, in public: a published correction is listed on its page
+beside the versions, is an entry of the document's, its topic's and the
+record's feeds, moves the OAI datestamp and shows in the API; an accepted
+correction waiting for publication shows nowhere; an erratum is not a
+withdrawal."""
+
+from datetime import UTC, datetime
+
+import pytest
+from django.urls import reverse
+
+import actions.corrections
+import actions.decisions
+import actions.documents
+from catalogue.models import Correction, Document
+from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
+from tests.html import soup_of, text_of
+from tests.oai.oai import ask, identifiers
+
+pytestmark = pytest.mark.django_db
+
+ADDED = {"family": "Guestrin", "given": "Carlos"}
+LONG_AGO = datetime(2020, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def document():
+    return DocumentFactory(
+        number=219,
+        title="Memory-efficient training",
+        topic=TopicFactory(name="Memory", slug="memory"),
+        author_list=[{"family": "Chen", "given": "Tianqi"}],
+        authors="Chen et al.",
+        published=True,
+    )
+
+
+def corrected(document, publisher, committed, *, publish=True):
+    correction = actions.corrections.propose(
+        target=document,
+        changes={"author_list": [*document.author_list, ADDED]},
+        reason="The paper lists two authors.",
+    )
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+        if publish:
+            actions.documents.publish(document=document, user=publisher)
+    return correction
+
+
+def corrections_listed(client, path):
+    section = soup_of(client.get(path)).select_one("section.corrections")
+    return (
+        []
+        if section is None
+        else [li.get_text(" ", strip=True) for li in section("li")]
+    )
+
+
+def test_the_page_lists_a_correction_once_published_and_not_before(
+    client, document, publisher, committed
+):
+    path = document.get_absolute_url()
+    assert corrections_listed(client, path) == []  # Cached, and then changed.
+
+    corrected(document, publisher, committed, publish=False)
+    assert corrections_listed(client, path) == []
+    assert "Guestrin" not in text_of(client, path)
+
+    with committed():
+        actions.documents.publish(document=document, user=publisher)
+    [listed] = corrections_listed(client, path)
+    today = datetime.now(UTC).date().isoformat()
+    assert listed == f"{today} : authors corrected (a reader’s correction)"
+    assert "Guestrin" in text_of(client, path)
+    # Beside the versions: the correction raised v2.
+    versions = soup_of(client.get(path)).select("section.versions li")
+    assert len(versions) == 2
+
+
+def test_a_correction_is_an_entry_of_the_documents_topics_and_records_feeds(
+    client, document, publisher, committed
+):
+    feeds = [
+        reverse("catalogue:document-feed", args=[document.identifier]),
+        reverse("catalogue:topic-feed", args=["memory"]),
+        reverse("catalogue:feed"),
+    ]
+    for path in feeds:
+        assert "corrected" not in client.get(path).content.decode()
+    corrected(document, publisher, committed)
+    notice = document.notices.get()
+    for path in feeds:
+        feed = client.get(path).content.decode()
+        assert "LIT-219 v2 corrected: Memory-efficient training" in feed, path
+        assert f"/LIT-219/#notice-{notice.pk}" in feed
+    page = soup_of(client.get(document.get_absolute_url()))
+    assert page.select_one(f"#notice-{notice.pk}") is not None
+    assert page.select_one('link[rel=alternate][href="/LIT-219/feed/"]') is not None
+
+
+def test_the_document_feed_is_the_documents_alone(client, document):
+    other = DocumentFactory(title="Someone else's paper", published=True)
+    feed = client.get(f"/{document.identifier}/feed/").content.decode()
+    assert "Memory-efficient training" in feed
+    assert other.title not in feed
+    assert client.get(f"/{DocumentFactory().identifier}/feed/").status_code == 404
+
+
+def test_an_erratum_is_listed_and_is_not_a_withdrawal(
+    client, document, publisher, committed
+):
+    correction = actions.corrections.propose(
+        target=document,
+        origin=Correction.Origin.CROSSREF,
+        proposes=Correction.Proposes.ERRATUM,
+        note="Crossref: a correction was published on 2026-05-02.",
+        finding="crossref:10.5555/x:correction:10.5555/y",
+    )
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+    page = soup_of(client.get(document.get_absolute_url()))
+    [listed] = corrections_listed(client, document.get_absolute_url())
+    assert listed.endswith("erratum (found by the Crossref check)")
+    assert page.select_one(".notice.withdrawn") is None
+    assert Document.objects.get(pk=document.pk).status == Document.Status.ACTIVE
+
+
+def test_a_correction_moves_the_oai_datestamp(client, document, publisher, committed):
+    Document.objects.filter(pk=document.pk).update(updated_at=LONG_AGO)
+    since = {"metadataPrefix": "oai_dc", "from": "2020-01-01T00:00:01Z"}
+
+    def changed():
+        return identifiers(ask(client, verb="ListIdentifiers", **since))
+
+    assert changed() == []
+    correction = actions.corrections.propose(target=document, changes={"year": 2017})
+    assert changed() == []  # A proposal changes nothing readers see.
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+    assert changed() == []  # Nor does the revision it became, until published.
+    with committed():
+        actions.documents.publish(document=document, user=publisher)
+    assert changed() == ["oai:testserver:LIT-219"]
+
+
+def test_the_api_shows_a_documents_notices(client, document, publisher, committed):
+    corrected(document, publisher, committed)
+    answer = client.get(f"/api/documents/{document.identifier}/").json()
+    [notice] = answer["notices"]
+    assert notice["kind"] == "corrected"
+    assert notice["text"].endswith(": authors corrected (a reader’s correction).")
+    assert notice["page_url"].endswith(f"/LIT-219/#notice-{document.notices.get().pk}")
+
+
+def test_a_decision_records_page_lists_its_corrections(client, publisher, committed):
+    decision = DecisionRecordFactory(number=26, title="One axis")
+    path = decision.get_absolute_url()
+    assert corrections_listed(client, path) == []
+    correction = actions.corrections.propose(
+        target=decision, changes={"title": "One axis for both registries"}
+    )
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+    assert corrections_listed(client, path) == []
+    with committed():
+        actions.decisions.publish_decision(decision=decision, user=publisher)
+    [listed] = corrections_listed(client, path)
+    assert listed.endswith("title corrected (a reader’s correction)")
