@@ -57,6 +57,8 @@ RECORD_MODELS = [
     "catalogue.PersonAddress",
     "catalogue.Authorship",
     "catalogue.PersonProposal",
+    "catalogue.Correction",
+    "catalogue.LinkCheck",
     "taggit.Tag",
     "taggit.TaggedItem",
     # The audit trail: who changed what, when. A restore brings it back as it

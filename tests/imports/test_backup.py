@@ -10,16 +10,21 @@ from auditlog.models import LogEntry
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from django.db import connection, connections
+from django.utils import timezone
 from taggit.models import Tag, TaggedItem
 
+import actions.corrections
 import actions.documents
 from catalogue.models import (
     Authorship,
+    Correction,
     DecisionLog,
     DecisionRecord,
     DecisionRelation,
     Document,
+    DocumentNotice,
     DocumentVersion,
+    LinkCheck,
     Person,
     PersonAddress,
     PersonProposal,
@@ -33,6 +38,7 @@ from catalogue.models import (
 from imports import progress
 from imports.snapshots import RECORD_MODELS, export_record, record_models
 from tests.factories import (
+    CorrectionFactory,
     DecisionImageFactory,
     DecisionRecordFactory,
     DocumentFactory,
@@ -55,6 +61,9 @@ def snapshot():
 
 
 def empty_the_record():
+    Correction.objects.all().delete()
+    DocumentNotice.objects.all().delete()
+    LinkCheck.objects.all().delete()
     PersonProposal.objects.all().delete()
     PersonAddress.objects.all().delete()
     Authorship.objects.all().delete()
@@ -103,6 +112,24 @@ def rich_record(imported_seed):
         number=26, body="## Context\n\n![Axes](img/axes.png)", superseded_by=later
     )
     DecisionImageFactory(decision=older, name="img/axes.png")
+    # And what readers and the checks proposed: one accepted into LIT-007's
+    # pending revision, one declined with its reasons.
+    accepted = CorrectionFactory(
+        document=Document.objects.get(number=7),
+        changes={"year": 2018},
+        email="reader@example.org",
+    )
+    actions.corrections.accept(correction=accepted, user=editor)
+    declined = CorrectionFactory(document=lit4, note="The “summary” is wrong.")
+    actions.corrections.decline(
+        correction=declined,
+        user=editor,
+        public_reason="It is right.",
+        private_reason="x",
+    )
+    LinkCheck.objects.create(
+        url="https://example.org/gone", status_code=404, checked_at=timezone.now()
+    )
 
 
 def test_snapshot_restores_into_an_empty_database_field_by_field(rich_record, tmp_path):
