@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.citations import author_lines
 from catalogue.models.decision import DecisionRecord, DecisionRevision
 from catalogue.models.document import Document
 from catalogue.models.fields import NulRefused, one_of, user_field
@@ -196,6 +197,18 @@ class Correction(NulRefused, models.Model):
         order = DOCUMENT_FIELDS if self.document_id else DECISION_FIELDS
         return [name for name in order if name in self.changes]
 
+    def readable_changes(self):
+        """``(label, was, proposed)`` for each field it changes, as text: an
+        author list one author a line (``Chen, Tianqi``)."""
+        return [
+            (
+                FIELD_NAMES.get(name, name),
+                readable_value(self.current.get(name, "")),
+                readable_value(self.changes[name]),
+            )
+            for name in self.changed_fields()
+        ]
+
     def what(self):
         """What it corrects, as readers read it: "authors", "title and year",
         "arXiv v3 noted", "erratum", "retraction"."""
@@ -257,6 +270,31 @@ FIELD_LABELS = {
     "status_text": "status",
     "decided_on": "date",
 }
+
+
+# The fields as a form or a mail names them.
+FIELD_NAMES = {
+    "title": "Title",
+    "authors": "Authors as cited",
+    "author_list": "Authors",
+    "year": "Year",
+    "venue": "Venue",
+    "publication_date": "Publication date",
+    "source_identifier": "Identifier",
+    "doi": "DOI",
+    "status_text": "Status",
+    "decided_on": "Date",
+    "summary": "Summary",
+    "citation_note": "Citation note",
+    "publication_type": "Type",
+}
+
+
+def readable_value(value):
+    """A proposed or public value as text: an author list one author a line."""
+    if isinstance(value, list):
+        return author_lines(value)
+    return "" if value is None else str(value)
 
 
 class LinkCheck(NulRefused, models.Model):

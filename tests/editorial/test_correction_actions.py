@@ -129,6 +129,7 @@ def test_accepting_holds_a_revision_whose_publication_publishes_it(
     assert "published" in sent.subject
     assert "LIT-219" in sent.subject
     assert correction.token() in sent.body
+    assert "Authors now reads:\nChen, Tianqi\nXu, Bing\nGuestrin, Carlos" in sent.body
 
 
 def test_a_correction_joins_the_revision_already_waiting(document, publisher):
