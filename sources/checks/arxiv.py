@@ -30,8 +30,8 @@ from django.conf import settings
 
 from catalogue.models import Correction, Document
 from sources import metadata
-from sources.checks import SERVICE_DOWN, finding_key, in_chunks, known_findings
-from sources.checks import propose as propose_finding
+from sources.checks.base import SERVICE_DOWN, finding_key, in_chunks, known_findings
+from sources.checks.base import propose as propose_finding
 from sources.checks.pacing import Pace
 from sources.metadata import ARXIV, ARXIV_VERSION_RE, ATOM, LookupFailed
 

@@ -14,14 +14,14 @@ from urllib.parse import quote
 from django.conf import settings
 
 from sources import metadata
-from sources.checks import (
+from sources.checks.base import (
     SERVICE_DOWN,
     finding_key,
     in_chunks,
     known_findings,
     with_doi,
 )
-from sources.checks import propose as propose_finding
+from sources.checks.base import propose as propose_finding
 from sources.checks.pacing import Pace
 from sources.metadata import DOT_SEGMENTS, LookupFailed
 

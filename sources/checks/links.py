@@ -29,8 +29,8 @@ from linkify_it import LinkifyIt
 import actions.link_checks
 from catalogue.models import LinkCheck
 from sources import transport
-from sources.checks import VIA, finding_key, in_chunks, known_findings
-from sources.checks import propose as propose_finding
+from sources.checks.base import VIA, finding_key, in_chunks, known_findings
+from sources.checks.base import propose as propose_finding
 from sources.checks.pacing import Pace
 from sources.metadata import user_agent
 from sources.transport import LookupFailed

@@ -8,7 +8,8 @@ resolver's handle API, and link targets answering any status.
   out what it cannot find); ``cond-mat/0000000`` makes the whole answer
   arXiv's error feed, as one malformed id does; ``1111.11111`` a malformed
   feed, ``4444.44444`` a 429 and ``5555.55555`` a 503. Any other id answers
-  a generated entry at v1, so a benchmark's hundred thousand ids are known.
+  a generated entry, at v2 for an id ending in 3 and at v1 otherwise, so a
+  benchmark's hundred thousand ids are known and some have moved on.
 - ``/crossref/works/<doi>``: a recording under ``answers/checks/crossref/``,
   else 404 for ``10.5555/missing*``, 429 for ``10.5555/limited``, 503 for
   ``10.5555/down``, else a generated work with no updates.
@@ -17,7 +18,8 @@ resolver's handle API, and link targets answering any status.
 - ``/links/<status>/…`` answers ``<status>``; ``/links/moved/<status>/…``
   redirects there first.
 
-Each server counts what it was asked (``requests``: path, query, User-Agent).
+Each server keeps what it was asked (``requests``: path, query, User-Agent),
+unless told not to (``record=False``: a benchmark's memory is the checks').
 """
 
 import re
@@ -46,10 +48,10 @@ FEED_HEAD = (
     "  <opensearch:startIndex>0</opensearch:startIndex>\n"
 )
 GENERATED_ENTRY = """  <entry>
-    <id>http://arxiv.org/abs/{id}v1</id>
+    <id>http://arxiv.org/abs/{id}v{version}</id>
     <title>Generated paper {id}</title>
     <updated>2024-01-01T00:00:00Z</updated>
-    <link href="https://arxiv.org/abs/{id}v1" rel="alternate" type="text/html"/>
+    <link href="https://arxiv.org/abs/{id}v{version}" rel="alternate" type="text/html"/>
     <summary>A generated abstract.</summary>
     <published>2024-01-01T00:00:00Z</published>
     <arxiv:comment>8 pages</arxiv:comment>
@@ -103,7 +105,10 @@ def arxiv_answer(ids):
         if recorded.exists():
             entries.append(b"  " + ENTRY_RE.search(recorded.read_bytes())[0] + b"\n")
         else:
-            entries.append(GENERATED_ENTRY.format(id=arxiv_id).encode())
+            version = 2 if arxiv_id.endswith("3") else 1
+            entries.append(
+                GENERATED_ENTRY.format(id=arxiv_id, version=version).encode()
+            )
     head = FEED_HEAD.format(ids=",".join(ids), most=len(ids), total=len(entries))
     return 200, ATOM, head.encode() + b"".join(entries) + b"</feed>\n"
 
@@ -170,13 +175,21 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class FakeChecks:
-    """The fake services on a free local port, in a thread of their own."""
+class Forgetting(list):
+    """A list that keeps nothing appended to it."""
 
-    def __init__(self):
-        self.requests = []
+    def append(self, item):
+        pass
+
+
+class FakeChecks:
+    """The fake services on a local port (a free one by default), in a thread
+    of their own."""
+
+    def __init__(self, port=0, record=True):
+        self.requests = [] if record else Forgetting()
         handler = type("CountingHandler", (Handler,), {"requests": self.requests})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
