@@ -263,16 +263,30 @@ def test_a_crossref_correction_is_an_erratum_and_a_concern_a_note(sources):
     }
 
 
-def test_a_doi_crossref_does_not_know_proposes_nothing_and_503_stops(sources):
+@pytest.mark.parametrize(
+    ("stops", "why"),
+    [
+        ("10.5555/down", "Crossref answered 503."),
+        (
+            "10.5555/limited",
+            "Crossref is limiting our requests (429 Too Many "
+            "Requests); try again in 30 seconds.",
+        ),
+    ],
+)
+def test_a_doi_crossref_does_not_know_proposes_nothing_and_a_limit_stops(
+    sources, stops, why
+):
     public(source_identifier="DOI:10.5555/missing.1")
-    public(source_identifier="DOI:10.5555/down")
+    public(source_identifier=f"DOI:{stops}")
     public(source_identifier=RETRACTED)
 
     report = check_sources(only=["crossref"], clock=VirtualClock())
 
     assert report.requests["crossref"] == 2
-    assert report.stopped["crossref"] == "Crossref answered 503."
+    assert report.stopped["crossref"] == why
     assert findings() == []
+    assert report.failures["crossref"] == 1
 
 
 def test_a_doi_that_does_not_resolve_is_proposed(sources):
