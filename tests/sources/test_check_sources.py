@@ -506,11 +506,19 @@ def test_enqueue_runs_it_as_a_job(sources, settings):
 
 def test_the_queries_follow_the_chunks_not_the_documents(sources):
     def queries(count):
-        Correction.objects.all().delete()
-        for _ in range(count):
-            public()
+        for n in range(count):
+            public(summary=f"Code at {sources.url}/links/200/{count}-{n}.")
+            public(source_identifier=f"DOI:10.5555/plain.{count}.{n}")
         with CaptureQueriesContext(connection) as captured:
-            check_sources(clock=VirtualClock())
+            report = check_sources(clock=VirtualClock())
+        # Every document so far asked about: one link, one DOI each.
+        asked = report.documents // 2
+        assert report.requests["links"] == report.requests["doi"] == asked
         return len(captured)
 
-    assert queries(3) == queries(30)
+    # Each measured run updates the link checks of the one before and adds its
+    # own: a first run, with nothing to update, comes before.
+    # The same statements for 3 documents as for 30: chunks of them, each
+    # with its findings already proposed and its links' checks in one go.
+    queries(1)
+    assert queries(3) == queries(30) == 21
