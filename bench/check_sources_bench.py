@@ -8,17 +8,18 @@ Fills its own database (BENCH_DATABASE_URL, default anthology_sources_bench)
 with ``--documents`` documents written by SQL from one generate_sample
 document (generate_sample itself takes half an hour for 100,000): nine in
 ten public; of every ten, six cite an arXiv id (one in seven of them a
-version, v1), one a DOI (one in 97 of those does not resolve), three
-nothing; one in fifty summaries names a link (half of them answering 404).
+version, v1), one in twenty a DOI (one in 97 of those does not resolve),
+the rest nothing; one in a hundred summaries names a link (half of them
+answering 404).
 
 Then, in this one process, against the in-process fakes of
 tests/sources/fake_checks.py (arXiv's Atom, Crossref's JSON, the handle
 API, link targets; arXiv's generated papers whose id ends in 3 are at v2)
 and with the pacing clock virtual (``VirtualClock``: the sleeps are counted,
 not slept), it runs every check over the first ``--small`` documents and
-then over all of them, each under tracemalloc (after a run over a hundred
-that imports and compiles what the checks use), the findings of each run
-removed before the next, and prints and writes to
+then over all of them, each under tracemalloc (after an untraced-in-the-
+figures run of the first size that imports, compiles and connects what the
+checks use), the findings of each run removed before the next, and prints and writes to
 bench/results/check-sources.md: the requests per service (arXiv's must be
 ceil(documents citing arXiv / batch)), the virtual time arXiv's pace
 takes, the findings, and the peak traced memory of each run and their
@@ -26,6 +27,7 @@ ratio (flat: close to 1).
 """
 
 import argparse
+import logging
 import math
 import os
 import sys
@@ -63,7 +65,10 @@ def fill(documents):
     from catalogue.models import Document
 
     call_command("migrate", verbosity=0)
-    if Document.objects.filter(number__gt=FIRST_NUMBER).count() == documents:
+    if Document.objects.filter(number__gt=FIRST_NUMBER).count() == documents and (
+        Document.objects.filter(source_key__startswith="doi:").count()
+        == documents // 20 + (documents % 20 >= 6)
+    ):
         return
     call_command("flush", interactive=False, verbosity=0)
     started = time.perf_counter()
@@ -80,15 +85,15 @@ def fill(documents):
         "source_identifier": (
             "CASE WHEN mod(g, 10) < 6 THEN 'ARXIV-' || n.arxiv_id || "
             "CASE WHEN mod(g, 7) = 0 THEN 'v1' ELSE '' END "
-            "WHEN mod(g, 10) = 6 THEN 'DOI:' || n.work_doi ELSE '' END"
+            "WHEN mod(g, 20) = 6 THEN 'DOI:' || n.work_doi ELSE '' END"
         ),
         "source_key": (
             "CASE WHEN mod(g, 10) < 6 THEN 'arxiv:' || n.arxiv_id "
-            "WHEN mod(g, 10) = 6 THEN 'doi:' || n.work_doi ELSE '' END"
+            "WHEN mod(g, 20) = 6 THEN 'doi:' || n.work_doi ELSE '' END"
         ),
         "summary": (
-            f"CASE WHEN mod(g, 50) = 25 THEN 'See {FAKE}/links/' || "
-            "CASE WHEN mod(g, 100) = 25 THEN '404' ELSE '200' END || '/' || g || "
+            f"CASE WHEN mod(g, 100) = 25 THEN 'See {FAKE}/links/' || "
+            "CASE WHEN mod(g, 200) = 25 THEN '404' ELSE '200' END || '/' || g || "
             "' for the code.' ELSE t.summary END"
         ),
         "doi": "''",
@@ -168,11 +173,13 @@ def main():
 
     from tests.sources.fake_checks import FakeChecks
 
+    # A line a request in the log would be most of the run's work.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     fill(args.documents)
     with FakeChecks(port=PORT, record=False):
-        # Modules imported, expressions compiled, connections made: once,
-        # before either traced run.
-        measure(min(100, args.small))
+        # Modules imported, expressions compiled, connections and threads
+        # made: in a run of the first size before either traced run counts.
+        measure(args.small)
         small, _ = measure(args.small)
         large, _ = measure(None)
     batch = settings.SOURCES_ARXIV_BATCH
@@ -199,7 +206,8 @@ def report(args, runs, batch, interval):
         "# check_sources over a large record",
         "",
         f"{args.documents:,} documents written by SQL (nine in ten public; six in "
-        "ten citing an arXiv id, one a DOI; one in fifty summaries with a link), "
+        "ten citing an arXiv id, one in twenty a DOI; one in a hundred summaries "
+        "with a link), "
         "PostgreSQL, one process, against the in-process fakes of "
         "`tests/sources/fake_checks.py` with the pacing clock virtual "
         "(`make bench-sources`). The machine was shared with other work while "
