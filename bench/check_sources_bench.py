@@ -247,6 +247,19 @@ def report(args, runs, batch, interval):
         f"**{large['peak'] / small['peak']:.2f}×** for "
         f"{large['documents'] / small['documents']:.1f}× the documents "
         "(flat is close to 1).",
+        "",
+        "- The counts are the checks' own (each service's requests counted by "
+        "the run's report); arXiv's are asserted to be ceil(documents citing "
+        "arXiv / batch), and its virtual time at least the interval times the "
+        "requests less one.",
+        "- A link is dead only after two checks a day apart: one run proposes "
+        "none (the tests run two, a virtual day apart).",
+        "- The wall times are traced (tracemalloc slows Python) and the fakes "
+        "answer in the same process: they say little of a real run, which "
+        "arXiv's pace bounds.",
+        "- Load average when it ended: "
+        + ", ".join(f"{n:.1f}" for n in os.getloadavg())
+        + f" ({os.cpu_count()} cores, shared with other work).",
     ]
 
 
