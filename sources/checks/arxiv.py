@@ -86,7 +86,7 @@ def _entries(run, pace, ids):
     try:
         return _ask(run, pace, ids)
     except BatchRefused as error:
-        named = [arxiv_id for arxiv_id in ids if arxiv_id in str(error)]
+        named = [arxiv_id for arxiv_id in ids if _names(str(error), arxiv_id)]
         for arxiv_id in named:
             run.report.failed(SERVICE, f"arXiv refuses the id {arxiv_id}: {error}")
         rest = [arxiv_id for arxiv_id in ids if arxiv_id not in named]
@@ -105,6 +105,12 @@ def _entries(run, pace, ids):
         # Reported already: refused, not omitted.
         entries.update(dict.fromkeys(named))
     return entries
+
+
+def _names(message, arxiv_id):
+    """Whether arXiv's error ``message`` names ``arxiv_id`` itself, not an id
+    it is the start of."""
+    return re.search(rf"(?<![\w./-]){re.escape(arxiv_id)}(?![\w-]|\.\w)", message)
 
 
 def _ask(run, pace, ids):
