@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -206,6 +206,12 @@ BENCH_JOBS_BASELINE ?=
 bench-jobs: $(VENV)/.installed-dev
 	$(BIN)/python bench/jobs_bench.py --rows $(BENCH_ROWS) \
 		$(if $(BENCH_JOBS_BASELINE),--baseline $(BENCH_JOBS_BASELINE))
+
+## bench-sources: check_sources over BENCH_DOCUMENTS documents against in-process fakes,
+## the pacing clock virtual: requests per service, arXiv's pace, peak memory at
+## 10,000 against all (bench/results/check-sources.md)
+bench-sources: $(VENV)/.installed-dev
+	$(BIN)/python bench/check_sources_bench.py --documents $(BENCH_DOCUMENTS)
 
 ## bench-import: import_index and the CSV import of BENCH_DOCUMENTS rows against COPY
 ## of the same rows, and reads right after against settled (bench/results/import.md)

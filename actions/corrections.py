@@ -142,8 +142,11 @@ def propose(
         else:
             correction.decision = target
         correction.full_clean(exclude=["document", "decision"])
+        # A decision record's finding is looked up on its own relation: the
+        # document's would refuse a decision record.
+        whose = "document" if isinstance(target, Document) else "decision"
         if finding and (
-            Correction.objects.filter(document=target, finding=finding).exists()
+            Correction.objects.filter(**{whose: target}, finding=finding).exists()
         ):
             return None
         try:

@@ -486,6 +486,62 @@ VARIABLES: list[Variable] = [
         "How long a found work's metadata is kept.",
         METADATA,
     ),
+    # The checks of the sources (check_sources).
+    Variable(
+        "SOURCES_ARXIV_INTERVAL",
+        "number",
+        "3",
+        "Seconds `check_sources` waits between two requests to arXiv's API "
+        "(arXiv asks for one every 3 seconds at most).",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_ARXIV_BATCH",
+        "integer",
+        "100",
+        "arXiv ids `check_sources` asks about in one request (`id_list`).",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_CROSSREF_INTERVAL",
+        "number",
+        "0.2",
+        "Seconds `check_sources` waits between two requests to Crossref (it "
+        "asks one at a time).",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_DOI_URL",
+        "URL",
+        "https://doi.org/api/handles",
+        "The DOI resolver's handle API, which `check_sources` asks whether a "
+        "DOI still resolves.",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_DOI_INTERVAL",
+        "number",
+        "0.2",
+        "Seconds `check_sources` waits between two requests to the DOI resolver.",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_LINKS_INTERVAL",
+        "number",
+        "1",
+        "Seconds `check_sources` waits between two requests to one host when "
+        "it checks the links of summaries and decision records.",
+        METADATA,
+    ),
+    Variable(
+        "SOURCES_LINKS_PRIVATE",
+        "boolean",
+        "off",
+        "Whether the link check may ask hosts at private, loopback or "
+        "link-local addresses (off: such links are never asked, so the check "
+        "cannot probe the internal network).",
+        METADATA,
+    ),
     # OAI-PMH.
     Variable(
         "OAI_REPOSITORY_NAME",

@@ -386,6 +386,15 @@ METADATA_MAILTO = env.read("METADATA_MAILTO")
 METADATA_TIMEOUT = env.read("METADATA_TIMEOUT")
 METADATA_MAX_BYTES = env.read("METADATA_MAX_BYTES")
 METADATA_CACHE_SECONDS = env.read("METADATA_CACHE_SECONDS")
+# The checks of the sources (sources/checks.py): arXiv's pace, Crossref's and
+# the DOI resolver's, the link check's per host; tests point them at fakes.
+SOURCES_ARXIV_INTERVAL = env.read("SOURCES_ARXIV_INTERVAL")
+SOURCES_ARXIV_BATCH = env.read("SOURCES_ARXIV_BATCH")
+SOURCES_CROSSREF_INTERVAL = env.read("SOURCES_CROSSREF_INTERVAL")
+SOURCES_DOI_URL = env.read("SOURCES_DOI_URL")
+SOURCES_DOI_INTERVAL = env.read("SOURCES_DOI_INTERVAL")
+SOURCES_LINKS_INTERVAL = env.read("SOURCES_LINKS_INTERVAL")
+SOURCES_LINKS_PRIVATE = env.read("SOURCES_LINKS_PRIVATE")
 
 # Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
 # starts its worker beside the web processes.

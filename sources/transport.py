@@ -13,11 +13,14 @@ and in where it may lead.
   address asked, over HTTP or HTTPS, five at most. Anywhere else (another
   port of the same machine, the site itself) is refused with one message,
   whatever the target, before anything is asked of it: the lookup cannot be
-  turned into a probe of other addresses.
+  turned into a probe of other addresses. A caller that checks arbitrary
+  addresses (the link check) gives its own ``follows`` rule instead, which
+  sees every target before it is asked.
 
 Each failure is a ``LookupFailed`` with a message for the editor.
 """
 
+import functools
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -54,19 +57,26 @@ class Answer:
         return json.loads(self.content)
 
 
-def get(service, url, *, params=None, user_agent=""):
+def get(service, url, *, params=None, user_agent="", follows=None, body=True):
     """GET ``url`` from ``service`` (its name, for messages): the Answer, or
     LookupFailed for no network, the deadline passed, an answer too large,
-    a redirect elsewhere or a rate limit."""
+    a redirect elsewhere or a rate limit.
+
+    ``follows(target)`` (an httpx.URL) raises LookupFailed for a redirect
+    not to be followed; by default only the service's own host and port are.
+    Without ``body`` only the status and headers are read."""
     timeout = settings.METADATA_TIMEOUT
     deadline = time.monotonic() + timeout
     client = httpx.Client(
         headers={"User-Agent": user_agent},
         timeout=timeout,
         follow_redirects=False,
+        verify=_ssl_context(),
     )
     try:
-        reading = _readers.submit(_read, service, client, url, params, deadline)
+        reading = _readers.submit(
+            _read, service, client, url, params, deadline, follows, body
+        )
         answer = reading.result(timeout=max(0.0, deadline - time.monotonic()))
     except (WaitedTooLong, httpx.TimeoutException):
         raise _too_slow(service) from None
@@ -89,6 +99,13 @@ def get(service, url, *, params=None, user_agent=""):
     return answer
 
 
+@functools.cache
+def _ssl_context():
+    """The certificates every request verifies against, loaded once: loading
+    them takes tens of milliseconds, far more than a local request."""
+    return httpx.create_ssl_context()
+
+
 def _too_slow(service):
     return LookupFailed(
         f"{service} did not answer within {settings.METADATA_TIMEOUT:g} "
@@ -97,23 +114,27 @@ def _too_slow(service):
     )
 
 
-def _read(service, client, url, params, deadline):
-    """The answer at ``url``, following redirects that stay with the service."""
+def _read(service, client, url, params, deadline, follows=None, body=True):
+    """The answer at ``url``, following redirects that stay with the service
+    (or that ``follows`` allows)."""
     asked = httpx.URL(url)
     for _ in range(MAX_REDIRECTS + 1):
         with client.stream("GET", url, params=params) as response:
             if not response.is_redirect:
-                body = _body(service, response, deadline)
-                return Answer(response.status_code, response.headers, body)
-            url, params = _redirect_target(service, asked, response), None
+                content = _body(service, response, deadline) if body else b""
+                return Answer(response.status_code, response.headers, content)
+            url, params = _redirect_target(service, asked, response, follows), None
     raise LookupFailed(
         f"{service} redirected us more than {MAX_REDIRECTS} times; try again later.",
         code="redirect",
     )
 
 
-def _redirect_target(service, asked, response):
+def _redirect_target(service, asked, response, follows=None):
     target = response.next_request.url if response.next_request else None
+    if target is not None and target.scheme in {"http", "https"} and follows:
+        follows(target)
+        return target
     if (
         target is None
         or target.scheme not in {"http", "https"}

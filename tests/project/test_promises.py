@@ -28,7 +28,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command, get_commands
-from django.test import Client, RequestFactory
+from django.test import Client, RequestFactory, override_settings
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
@@ -38,6 +38,7 @@ import actions.related
 from catalogue.models import (
     Authorship,
     CandidateTopic,
+    Correction,
     DecisionRecord,
     Document,
     DocumentVersion,
@@ -57,6 +58,7 @@ from imports.snapshots import RECORD_MODELS
 from pagecache import frontends
 from similarity import compute
 from similarity.jobs import CANDIDATES_JOB, RELATED_JOB
+from sources.jobs import CHECK_JOB
 from tests.conftest import SEED
 from tests.factories import (
     DecisionRecordFactory,
@@ -465,6 +467,20 @@ def command_enrich(w):
     return Change(w.document.get_absolute_url(), shows="Old title")
 
 
+def arxiv_cited_at_v1(w):
+    document = Document.objects.get(pk=w.document.pk)
+    document.source_identifier = "ARXIV-1604.06174v1"
+    document.save()
+
+
+def command_check_sources(w):
+    # One id a request: the fake arXiv answers one id at a time.
+    with override_settings(SOURCES_ARXIV_BATCH=1, SOURCES_ARXIV_INTERVAL=0):
+        call_command("check_sources", "--only", "arxiv", stdout=io.StringIO())
+    assert Correction.objects.filter(document=w.document).exists()
+    return Change(w.document.get_absolute_url())
+
+
 def command_generate_sample(w):
     call_command("generate_sample", documents=3, stdout=io.StringIO())
     new = Document.objects.filter(registry__prefix="SLIT").public().first()
@@ -659,6 +675,10 @@ ROWS = {
     "command: import_decisions": Row(command_import_decisions),
     "command: enrich_metadata": Row(
         command_enrich, setup=arxiv_cited, page=True, purge=False
+    ),
+    # A proposal, audited; nothing readers see changes until it is accepted.
+    "command: check_sources": Row(
+        command_check_sources, setup=arxiv_cited_at_v1, page=False, purge=False
     ),
     "command: generate_sample": Row(command_generate_sample, version=True),
     "command: link_people": Row(command_link_people, setup=unlinked),
@@ -871,6 +891,8 @@ ENTRY_POINTS = {
     "command:import_record": "command: import_record",
     "command:enrich_metadata": "command: enrich_metadata",
     "command:generate_sample": "command: generate_sample",
+    "command:check_sources": "command: check_sources",
+    f"job:{CHECK_JOB}": "command: check_sources",
     "command:link_people": "command: link_people",
     # Expires pages and writes nothing of the record; accounts are not the record.
     **dict.fromkeys(
@@ -928,6 +950,7 @@ def entry_points(user):
         for function in [
             *(IMPORT_JOB, PAGE_JOB, FOLDER_JOB, BACKUP_JOB),
             *(RELATED_JOB, CANDIDATES_JOB),
+            CHECK_JOB,
         ]
     }
     found |= {
