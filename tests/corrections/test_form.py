@@ -385,3 +385,16 @@ def test_a_proposal_becomes_the_desks_and_the_reader_is_told(client, document):
         "The paper's own title page reads as we have it."
     )
     assert "Spam-adjacent" not in str(page)
+
+
+def test_a_pending_revision_is_not_what_the_form_holds(client, document):
+    actions.documents.edit_document(
+        document=document,
+        user=UserFactory(editor=True),
+        changes={"title": "An unpublished title", "year": 2017},
+    )
+
+    data = the_form(client, form_url(document))
+
+    assert (data["title"], data["year"]) == ("Memory-efficient training", "2016")
+    assert "An unpublished title" not in client.get(form_url(document)).content.decode()
