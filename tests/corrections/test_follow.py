@@ -218,3 +218,17 @@ def test_the_mail_carries_what_the_reader_wrote_as_plain_text(
     assert f"Their reason: Declined: {SCRIPT}" in sent.body
     assert "&lt;" not in sent.body
     assert follow_url(correction) in sent.body
+
+
+def test_the_form_and_the_page_cost_a_fixed_number_of_queries(
+    client, document, django_assert_num_queries
+):
+    path = reverse("corrections:document", kwargs={"identifier": document.identifier})
+    correction = CorrectionFactory(document=document)
+
+    # The document with its registry.
+    with django_assert_num_queries(1):
+        assert client.get(path).status_code == 200
+    # The correction with its document and registry.
+    with django_assert_num_queries(1):
+        assert client.get(follow_url(correction)).status_code == 200

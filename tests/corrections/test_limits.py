@@ -192,3 +192,22 @@ def test_a_body_of_no_stated_length_within_the_limit_is_read_whole(client, path)
     assert Correction.objects.get().changes == {
         "title": "Memory-efficient training, sent chunked"
     }
+
+
+def test_with_the_counts_out_of_reach_nothing_is_taken(client, path, settings):
+    data = form_data(client.get(path), FORM)
+    data["title"] = "Memory-efficient training, take 1"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "pagecache.backends.RedisCache",
+            # Nothing listens on port 1.
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+
+    refused = client.post(path, data)
+
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "60"
+    assert not Correction.objects.exists()
