@@ -218,7 +218,9 @@ class DocumentCorrectionForm(CorrectionForm):
         label=_("Year"),
         min_value=1000,
         max_value=9999,
-        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        # A text input with a numeric keyboard: what a reader typed is shown
+        # back as typed, a year is never stepped by a scroll.
+        widget=forms.TextInput(attrs={"inputmode": "numeric"}),
     )
     venue = forms.CharField(
         label=_("Venue"),
