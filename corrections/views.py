@@ -35,12 +35,14 @@ def guarded(view):
     CSRF middleware would parse the body first, so the view is exempt from
     the middleware and checks the token itself once the size is known."""
 
+    protected = csrf_protect(view)
+
     @functools.wraps(view)
     def bounded(request, *args, **kwargs):
         refused = limits.bounded_body(request)
         if refused is not None:
             return refused
-        return csrf_protect(view)(request, *args, **kwargs)
+        return protected(request, *args, **kwargs)
 
     return never_cache(
         csrf_exempt(require_http_methods(["GET", "HEAD", "POST"])(bounded))
