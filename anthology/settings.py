@@ -548,3 +548,9 @@ DEFAULT_FROM_EMAIL = env.read(
 CORRECTIONS_RATE = env.read("CORRECTIONS_RATE")
 CORRECTIONS_TOTAL_RATE = env.read("CORRECTIONS_TOTAL_RATE")
 CORRECTIONS_MAX_BYTES = env.read("CORRECTIONS_MAX_BYTES")
+# django-ratelimit counts them (django_ratelimit.core.get_usage) in the default
+# cache, and is a library here, not an installed app: its system checks know
+# cache backends by their dotted paths, so they would call the shared Redis
+# cache (pagecache.backends.RedisCache, atomic INCR) unsupported and, without
+# REDIS_URL, the one process's LocMemCache unshared (true, and harmless for
+# `make run`), with nothing to silence either.

@@ -77,6 +77,14 @@ sub vcl_recv {
         || req.url ~ "^/(admin|export|health)(/|$)") {
         return (pass);
     }
+    # A reader's correction form and the private page that follows one are
+    # the reader's own: never kept, and with their cookies (the form's CSRF
+    # token) passed on. /LIT-004/correct/, /decisions/[<log>/]ADR-026/
+    # [<n>/]correct/, /corrections/<token>/.
+    if (req.url ~ "^/(decisions/([A-Za-z0-9_-]+/)?)?[A-Z][A-Z0-9]*-[0-9]+/([0-9]+/)?correct/"
+        || req.url ~ "^/corrections/") {
+        return (pass);
+    }
     # A reader's other cookies (a CSRF token) change nothing on a public page.
     unset req.http.Cookie;
     # The site answers in gzip or plain (Vary: Accept-Encoding), and so does

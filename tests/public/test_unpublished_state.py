@@ -36,6 +36,8 @@ LINK = re.compile(
 # The API's docs page carries a CSRF token of each request's own and shows
 # no record (its description, /api/schema/, is crawled).
 LEFT_OUT = ("/admin/", "/export/", "/static/", "/api/docs/")
+# So does a correction form; what it holds is tested in tests/corrections.
+LEFT_OUT_FORMS = "/correct/"
 
 
 # Where readers start: the index, the sitemap and a search or two.
@@ -82,7 +84,7 @@ def crawl(client):
     seen, queue = {}, list(STARTS)
     while queue:
         path = queue.pop()
-        if path in seen or path.startswith(LEFT_OUT):
+        if path in seen or path.startswith(LEFT_OUT) or path.endswith(LEFT_OUT_FORMS):
             continue
         response = client.get(path)
         seen[path] = response
