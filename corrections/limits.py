@@ -40,7 +40,11 @@ def bounded_body(request):
     no further than that; else None, with a body of no stated length (sent
     chunked) read, within the limit, for the form to parse."""
     limit = settings.CORRECTIONS_MAX_BYTES
-    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        # As Django reads it: a length that is not a number is none.
+        length = 0
     if length > limit:
         return too_large(length)
     if length or "HTTP_TRANSFER_ENCODING" not in request.META:
