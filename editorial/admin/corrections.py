@@ -384,7 +384,8 @@ class CorrectionAdmin(admin.ModelAdmin):
     def target_links(self, correction):
         target = correction.target
         return format_html(
-            '<a href="{}">{}</a> {} <a href="{}" class="public-page">public page</a>',
+            '<span class="correction-target"><a href="{}">{}</a> {} '
+            '<a href="{}" class="public-page">public page</a></span>',
             target_admin_url(correction),
             correction.target_label,
             target.title,
