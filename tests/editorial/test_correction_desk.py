@@ -11,7 +11,7 @@ from django.urls import reverse
 import actions.corrections
 import actions.documents
 from catalogue.models import Correction, Document
-from tests.factories import DocumentFactory
+from tests.factories import DecisionRecordFactory, DocumentFactory
 from tests.html import form_data, soup_of
 
 pytestmark = pytest.mark.django_db
@@ -470,6 +470,97 @@ def test_declining_keeps_both_reasons(client, publisher, coauthor):
     soup = soup_of(client.get(page_of(coauthor)))
     assert text(soup, ".correction-private-reason") == "Checked v1 and v2."
     assert soup.select("input[name=_decline]") == []
+
+
+def test_a_decision_records_correction_is_compared_and_accepted_into_its_revision(
+    client, publisher
+):
+    decision = DecisionRecordFactory(number=26, title="One axis for both registries")
+    correction = actions.corrections.propose(
+        target=decision,
+        changes={"title": "One axis for both registers"},
+        reason="The record calls them registers.",
+    )
+    client.force_login(publisher)
+
+    soup = soup_of(client.get(page_of(correction)))
+    assert texts(soup, ".comparison dd del") == ["registries"]
+    assert texts(soup, ".comparison dd ins") == ["registers"]
+    assert text(soup, ".source-check") == "A decision record cites no work to look up."
+    assert soup.select(".correction-version") == []
+    response = client.post(page_of(correction), {"_accept": "Accept as proposed"})
+
+    change = reverse("admin:catalogue_decisionrecord_change", args=[decision.pk])
+    assert said(response) == [
+        "Accepted the correction of ADR-026 (title): it waits in the pending "
+        f'revision. <a href="{change}">Review and publish it</a>.'
+    ]
+    assert decision.pending_revision().title == "One axis for both registers"
+
+
+def test_an_erratum_is_noted_at_once_and_a_retraction_withdraws(
+    client, publisher, document
+):
+    erratum = propose(
+        document,
+        proposes=Correction.Proposes.ERRATUM,
+        note="The authors posted an erratum to Table 2.",
+    )
+    other = DocumentFactory(number=7, published=True)
+    retraction = actions.corrections.propose(
+        target=other,
+        proposes=Correction.Proposes.WITHDRAWAL,
+        origin=Correction.Origin.CROSSREF,
+        note="Crossref: retracted 2026-05-02.",
+        finding="crossref:retracted:2026-05-02",
+    )
+    client.force_login(publisher)
+
+    buttons = [
+        soup_of(client.get(page_of(c))).select_one("input[name=_accept]")["value"]
+        for c in (erratum, retraction)
+    ]
+    noted = client.post(page_of(erratum), {"_accept": "pressed"}, follow=True)
+    withdrawn = client.post(page_of(retraction), {"_accept": "pressed"}, follow=True)
+
+    assert buttons == ["Accept: note the erratum", "Accept: withdraw LIT-007"]
+    assert soup_of(client.get(page_of(erratum))).select(".correction-edit") == []
+    assert texts(soup_of(noted), ".messagelist li") == [
+        "Accepted the erratum of LIT-004: its page notes it now."
+    ]
+    assert texts(soup_of(withdrawn), ".messagelist li") == [
+        "Accepted the retraction of LIT-007: it is withdrawn."
+    ]
+    other.refresh_from_db()
+    assert other.status == Document.Status.WITHDRAWN
+    assert other.withdrawal_reason == "Crossref: retracted 2026-05-02."
+    assert set(Correction.objects.values_list("status", flat=True)) == {
+        Correction.Status.PUBLISHED
+    }
+
+
+def test_accepting_joins_the_pending_revision_the_page_names(
+    client, publisher, document, coauthor
+):
+    actions.documents.edit_document(
+        document=document, user=publisher, changes={"summary": "An editor's edit."}
+    )
+    client.force_login(publisher)
+
+    soup = soup_of(client.get(page_of(coauthor)))
+    client.post(page_of(coauthor), {"_accept": "Accept as proposed"})
+
+    review = reverse("admin:catalogue_document_review", args=[document.pk])
+    assert text(soup, ".correction-version") == (
+        "Proposed against v1, which readers still see. LIT-004 has a pending "
+        "revision: accepting adds to it ( review it )."
+    )
+    assert soup.select_one(".correction-version a")["href"] == review
+    revision = document.pending_revision()
+    assert (revision.summary, revision.author_list[-1]) == (
+        "An editor's edit.",
+        GUESTRIN,
+    )
 
 
 # Deciding several at once, from the list.
