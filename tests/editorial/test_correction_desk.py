@@ -81,7 +81,7 @@ def coauthor(document):
 def test_the_queue_lists_waiting_proposals_first_with_origin_target_fields_and_age(
     admin_client, admin_user, document
 ):
-    other = DocumentFactory(number=7, title="Unrelated work", published=True)
+    other = DocumentFactory(number=7, title="Unrelated work", year=2000, published=True)
     declined = propose(other, {"year": 2001})
     actions.corrections.decline(
         correction=declined, user=admin_user, public_reason="It is 2000."
@@ -576,7 +576,7 @@ def act(client, action, corrections, **extra):
 def test_accept_selected_reports_each_and_counts_those_decided_already(
     client, publisher, document, coauthor
 ):
-    other = DocumentFactory(number=7, published=True)
+    other = DocumentFactory(number=7, year=2000, published=True)
     year = propose(other, {"year": 2001})
     done = propose(other, {"title": "Another"})
     actions.corrections.decline(correction=done, user=publisher, public_reason="No.")
@@ -618,7 +618,9 @@ def test_a_refusal_in_a_selection_leaves_every_proposal_waiting(
 
 
 def test_decline_selected_asks_first_for_one_reason(client, publisher, coauthor):
-    other = propose(DocumentFactory(number=7, published=True), {"year": 2001})
+    other = propose(
+        DocumentFactory(number=7, year=2000, published=True), {"year": 2001}
+    )
     client.force_login(publisher)
 
     asked = soup_of(act(client, "decline_selected", [coauthor, other]))

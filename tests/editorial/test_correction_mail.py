@@ -139,6 +139,7 @@ def document():
         number=219,
         title="PyTorch Distributed",
         authors="Li et al.",
+        year=2020,
         author_list=[{"family": "Li", "given": "Shen"}],
         published=True,
     )

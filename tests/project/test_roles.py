@@ -303,7 +303,8 @@ def record(people, backup_dir):
     DocumentFactory(number=7, authors="Rajbhandari", published=True)
     # A reader's proposed correction, waiting on the desk.
     actions.corrections.propose(
-        target=DocumentFactory(number=8, published=True), changes={"year": 2001}
+        target=DocumentFactory(number=8, title="Sublinear", published=True),
+        changes={"title": "Sublinear memory"},
     )
     AccessAttempt.objects.create(
         username="x", ip_address="192.0.2.1", failures_since_start=1
