@@ -201,6 +201,11 @@ def test_the_page_compares_each_field_with_what_readers_see_now(
 ):
     soup = soup_of(admin_client.get(page_of(coauthor)))
 
+    assert text(soup, ".correction-facts").startswith(
+        f"Authors of LIT-004 ({TITLE}; its public page ): an edit of the fields, "
+        "proposed by a reader on "
+    )
+    assert text(soup, ".correction-facts").endswith("(0 minutes ago). Waiting.")
     assert texts(soup, ".comparison dt") == ["Author list"]
     assert [str(ins) for ins in soup.select(".comparison dd ins")] == [
         '<ins class="diff">Guestrin, Carlos</ins>'
