@@ -23,6 +23,8 @@ XU = {"family": "Xu", "given": "Bing"}
 ZHANG = {"family": "Zhang", "given": "Chiyuan"}
 GUESTRIN = {"family": "Guestrin", "given": "Carlos"}
 TITLE = "Training Deep Nets with Sublinear Memory Cost"
+FAMILIES = ["Chen", "Xu", "Zhang", "Guestrin", "Li", "Zhao", "Varma", "Salpekar"]
+FAMILIES += ["Noordhuis", "Paszke"]
 
 
 def page_of(correction):
@@ -163,7 +165,12 @@ def many_proposals(n):
     twenty queries: the row locked, the values checked as a held edit would
     be, the constraints checked, the audit entry) and still the way: a
     proposal made any other way would not be one the desk meets."""
-    documents = [DocumentFactory(published=True) for _ in range(10)]
+    # Authors of their own, so that no two documents make the desk a
+    # proposal that two people are one.
+    documents = [
+        DocumentFactory(authors=f"{family} et al.", published=True)
+        for family in FAMILIES
+    ]
     for index in range(n):
         propose(documents[index % 10], {"title": f"Corrected title {index}"})
 
