@@ -12,6 +12,7 @@ from catalogue.models import (
     Authorship,
     BrokenReference,
     CandidateTopic,
+    Correction,
     Document,
     DocumentVersion,
     PersonProposal,
@@ -138,9 +139,15 @@ def queues(user):
         reverse("admin:catalogue_topic_candidates"),
         "Groups of documents the topic list cannot place: topics it may lack.",
     )
+    corrections = Queue(
+        "Corrections waiting",
+        Correction.objects.waiting().count(),
+        reverse("admin:catalogue_correction_changelist") + "?status__exact=pending",
+        "Corrections readers and the source checks propose: a publisher decides.",
+    )
     people, proposals = people_to_check()
     return {
-        "queues": [*document_queues(user), broken, candidates, people],
+        "queues": [*document_queues(user), broken, candidates, people, corrections],
         "people": people,
         "proposals": proposals,
         "duplicates": reverse("admin:catalogue_document_duplicates"),

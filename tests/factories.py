@@ -273,6 +273,7 @@ def editorial_group(name):
         ("0003_editorial_groups", "create_groups"),
         ("0008_decision_formats", "grant_relation_permissions"),
         ("0024_people_permissions", "grant_people_permissions"),
+        ("0025_corrections", "grant_correction_permissions"),
     ]:
         module = importlib.import_module(f"catalogue.migrations.{migration}")
         state = MigrationExecutor(connection).loader.project_state(

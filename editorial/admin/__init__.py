@@ -2,6 +2,7 @@
 
 from editorial.admin import (
     accounts,
+    corrections,
     decisions,
     documents,
     filing,
@@ -9,4 +10,12 @@ from editorial.admin import (
     references,
 )
 
-__all__ = ["accounts", "decisions", "documents", "filing", "people", "references"]
+__all__ = [
+    "accounts",
+    "corrections",
+    "decisions",
+    "documents",
+    "filing",
+    "people",
+    "references",
+]

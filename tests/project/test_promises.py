@@ -32,6 +32,7 @@ from django.test import Client, RequestFactory, override_settings
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
+import actions.corrections
 import actions.decisions
 import actions.documents
 import actions.related
@@ -579,6 +580,57 @@ def proposal_accept(w):
     return Change(w.document.get_absolute_url())
 
 
+def reader_correction(w):
+    """A reader's proposed correction of LIT-002's title, waiting."""
+    actions.corrections.propose(
+        target=w.document, changes={"title": "Corrected title"}, email="r@example.org"
+    )
+
+
+def correction_url(page="change"):
+    correction = Correction.objects.get()
+    return reverse(f"admin:catalogue_correction_{page}", args=[correction.pk])
+
+
+def correction_accept(w):
+    response = w.client.post(correction_url(), {"_accept": "pressed"})
+    assert response.status_code == 302
+    assert Correction.objects.get().status == "accepted"
+    return Change(w.document.get_absolute_url(), shows="Old title", hides="Corrected")
+
+
+def correction_edit_accept(w):
+    post_form(w, correction_url("edit"), title="Corrected title, edited")
+    assert Correction.objects.get().status == "accepted"
+    return Change(w.document.get_absolute_url(), shows="Old title", hides="Corrected")
+
+
+def correction_decline(w):
+    response = w.client.post(
+        correction_url(), {"_decline": "pressed", "public_reason": "As printed."}
+    )
+    assert response.status_code == 302
+    assert Correction.objects.get().status == "declined"
+    return Change(w.document.get_absolute_url(), shows="Old title")
+
+
+def correction_bulk(action, status, **extra):
+    def change(w):
+        response = w.client.post(
+            reverse("admin:catalogue_correction_changelist"),
+            {
+                "action": action,
+                "_selected_action": [Correction.objects.get().pk],
+                **extra,
+            },
+        )
+        assert response.status_code == 302
+        assert Correction.objects.get().status == status
+        return Change(w.document.get_absolute_url(), shows="Old title")
+
+    return change
+
+
 ROWS = {
     "admin: add a document": Row(add_document, number=True, page=False, purge=False),
     "admin: save a public document": Row(hold_revision, page=True, purge=False),
@@ -668,6 +720,29 @@ ROWS = {
     "admin: split a person": Row(person_split, setup=same_author_again, page=False),
     "admin: accept a proposal": Row(
         proposal_accept, setup=same_name_elsewhere, page=False
+    ),
+    # An accepted correction waits in the pending revision; a declined one
+    # changes nothing readers see.
+    "admin: accept a correction": Row(
+        correction_accept, setup=reader_correction, purge=False
+    ),
+    "admin: edit then accept a correction": Row(
+        correction_edit_accept, setup=reader_correction, purge=False
+    ),
+    "admin: decline a correction": Row(
+        correction_decline, setup=reader_correction, purge=False
+    ),
+    "admin bulk: accept corrections": Row(
+        correction_bulk("accept_selected", "accepted"),
+        setup=reader_correction,
+        purge=False,
+    ),
+    "admin bulk: decline corrections": Row(
+        correction_bulk(
+            "decline_selected", "declined", post="yes", public_reason="As printed."
+        ),
+        setup=reader_correction,
+        purge=False,
     ),
     "command: import_index": Row(command_import_index),
     # A restore brings back the audit trail as it was and adds nothing.
@@ -808,6 +883,8 @@ ENTRY_POINTS = {
     "catalogue_person_change": "admin: correct a person",
     "catalogue_person_split": "admin: split a person",
     "catalogue_personproposal_decide": "admin: accept a proposal",
+    "catalogue_correction_change": "admin: accept a correction",
+    "catalogue_correction_edit": "admin: edit then accept a correction",
     "taggit_tag_add": "admin: change a tag",
     "taggit_tag_change": "admin: change a tag",
     "taggit_tag_delete": "admin: delete a tag",
@@ -842,6 +919,11 @@ ENTRY_POINTS = {
                 for page in ["changelist", "add", "change", "history", "delete"]
             ),
             "catalogue_personproposal_check",
+            # A correction is decided on its own page, never added or deleted.
+            *(
+                f"catalogue_correction_{page}"
+                for page in ["changelist", "add", "history", "delete"]
+            ),
             *(
                 f"catalogue_brokenreference_{page}"
                 for page in ["changelist", "add", "history", "delete", "change"]
@@ -864,6 +946,8 @@ ENTRY_POINTS = {
     "action:tag:delete_selected": "admin: delete a tag",
     "action:tag:merge_tags_action": "admin: merge tags",
     "action:person:merge_people_action": "admin: merge people",
+    "action:correction:accept_selected": "admin bulk: accept corrections",
+    "action:correction:decline_selected": "admin bulk: decline corrections",
     **dict.fromkeys(
         [
             "action:document:export_documents_csv",

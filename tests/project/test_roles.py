@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, reverse
 from taggit.models import Tag
 
+import actions.corrections
 import actions.documents
 from api.models import ApiToken
 from catalogue.models import Document, Preface, Topic
@@ -113,6 +114,12 @@ admin:catalogue_personproposal_history        403 200 200 200
 admin:catalogue_personproposal_delete         403 403 403 403
 admin:catalogue_personproposal_check          403 200 200 200
 admin:catalogue_personproposal_decide         405 405 405 405
+admin:catalogue_correction_changelist         403 200 200 200
+admin:catalogue_correction_add                403 403 403 403
+admin:catalogue_correction_change             403 200 200 200
+admin:catalogue_correction_history            403 200 200 200
+admin:catalogue_correction_delete             403 403 403 403
+admin:catalogue_correction_edit               403 403 200 200
 admin:catalogue_brokenreference_changelist    403 200 200 200
 admin:catalogue_brokenreference_add           403 403 403 403
 admin:catalogue_brokenreference_change        403 200 200 200
@@ -206,6 +213,11 @@ ACTIONS = {
         "superuser": "merge_people_action",
     },
     "catalogue.PersonProposal": {},
+    # Corrections are decided by publishers, never deleted.
+    "catalogue.Correction": {
+        "publisher": "accept_selected decline_selected",
+        "superuser": "accept_selected decline_selected",
+    },
     "catalogue.BrokenReference": {},
     "auditlog.LogEntry": {},
     "jobs.Job": {},
@@ -289,6 +301,11 @@ def record(people, backup_dir):
     # desk's proposal that they are one.
     DocumentFactory(number=6, authors="Rajbhandari", published=True)
     DocumentFactory(number=7, authors="Rajbhandari", published=True)
+    # A reader's proposed correction, waiting on the desk.
+    actions.corrections.propose(
+        target=DocumentFactory(number=8, title="Sublinear", published=True),
+        changes={"title": "Sublinear memory"},
+    )
     AccessAttempt.objects.create(
         username="x", ip_address="192.0.2.1", failures_since_start=1
     )
