@@ -210,7 +210,8 @@ def accept(*, correction, user, changes=None, note=""):
                     f"Not a field a correction changes: {', '.join(sorted(unknown))}.",
                     code="unknown_field",
                 )
-            correction.changes = dict(changes)
+            if dict(changes) != correction.changes:
+                correction.accepted_changes = dict(changes)
         now = timezone.now()
         correction.decided_at, correction.decided_by = now, user
         if correction.proposes == Proposes.ERRATUM:
@@ -234,13 +235,13 @@ def _note(correction, note):
 
 
 def _hold(correction, user, note):
-    if not correction.changes:
+    if not correction.final_changes:
         raise ValidationError(
             "The correction changes no field: edit what it asks for, then "
             "accept it, or decline it.",
             code="nothing_to_change",
         )
-    values = _as_values(correction.changes)
+    values = _as_values(correction.final_changes)
     if correction.document_id:
         revision = edit_document(
             document=correction.document,

@@ -94,6 +94,17 @@ class Migration(migrations.Migration):
                     ),
                 ),
                 ("changes", models.JSONField(blank=True, default=dict)),
+                (
+                    "accepted_changes",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text=(
+                            "What the publisher accepted, where it differs from "
+                            "the proposal."
+                        ),
+                    ),
+                ),
                 ("current", models.JSONField(blank=True, default=dict)),
                 (
                     "based_on_version",

@@ -1,3 +1,5 @@
+import re
+
 from django.core import signing
 from django.core.validators import MaxLengthValidator
 from django.db import models
@@ -29,6 +31,9 @@ DECISION_FIELDS = ["title", "status_text", "decided_on"]
 # stays a bounded amount of work.
 NOTE_MAX_CHARACTERS = 10_000
 TOKEN_SALT = "catalogue.correction"
+# What a publisher may set besides, accepting a document's correction.
+EDITED_FIELDS = ["summary", "citation_note", "publication_type"]
+ARXIV_VERSION_RE = re.compile(r"v(?P<number>\d+)$")
 
 
 class CorrectionOrigin(models.TextChoices):
@@ -96,6 +101,11 @@ class Correction(NulRefused, models.Model):
     proposes = models.CharField(max_length=20, choices=Proposes, default=Proposes.EDIT)
     status = models.CharField(max_length=20, choices=Status, default=Status.PENDING)
     changes = models.JSONField(default=dict, blank=True)
+    accepted_changes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_("What the publisher accepted, where it differs from the proposal."),
+    )
     current = models.JSONField(default=dict, blank=True)
     based_on_version = models.PositiveIntegerField(null=True, blank=True)
     note = models.TextField(
@@ -192,19 +202,28 @@ class Correction(NulRefused, models.Model):
     def by_reader(self):
         return self.origin == self.Origin.READER
 
+    @property
+    def final_changes(self):
+        """What it changes: what the publisher accepted, else the proposal."""
+        return self.accepted_changes or self.changes
+
     def changed_fields(self):
-        """The fields the proposal changes, in the order the form shows them."""
+        """The fields it changes (as accepted, once accepted), in the order
+        the form shows them."""
         order = DOCUMENT_FIELDS if self.document_id else DECISION_FIELDS
-        return [name for name in order if name in self.changes]
+        changes = self.final_changes
+        return [name for name in [*order, *EDITED_FIELDS] if name in changes]
 
     def readable_changes(self):
-        """``(label, was, proposed)`` for each field it changes, as text: an
-        author list one author a line (``Chen, Tianqi``)."""
+        """``(label, was, now)`` for each field it changes (as accepted, once
+        accepted), as text: an author list one author a line (``Chen,
+        Tianqi``)."""
+        changes = self.final_changes
         return [
             (
                 FIELD_NAMES.get(name, name),
                 readable_value(self.current.get(name, "")),
-                readable_value(self.changes[name]),
+                readable_value(changes[name]),
             )
             for name in self.changed_fields()
         ]
@@ -216,6 +235,8 @@ class Correction(NulRefused, models.Model):
             return "erratum"
         if self.proposes == self.Proposes.WITHDRAWAL:
             return "retraction"
+        if noted := self.arxiv_version_noted():
+            return noted
         names = []
         for name in self.changed_fields():
             label = FIELD_LABELS.get(name, name)
@@ -227,6 +248,19 @@ class Correction(NulRefused, models.Model):
             return names[0]
         return f"{', '.join(names[:-1])} and {names[-1]}"
 
+    def arxiv_version_noted(self):
+        """ "arXiv v3 noted" when all it changes is the cited arXiv version,
+        else ""."""
+        changes = self.final_changes
+        if set(changes) != {"source_identifier"}:
+            return ""
+        version = ARXIV_VERSION_RE.search(str(changes["source_identifier"]))
+        if version is None or not str(changes["source_identifier"]).startswith(
+            "ARXIV-"
+        ):
+            return ""
+        return f"arXiv v{version['number']} noted"
+
     def sentence(self):
         """The correction as a document's page lists it: "authors corrected
         (a reader's correction)"."""
@@ -235,7 +269,7 @@ class Correction(NulRefused, models.Model):
         else:
             whose = f"found by {self.get_origin_display()}"
         what = self.what()
-        if self.proposes == self.Proposes.EDIT:
+        if self.proposes == self.Proposes.EDIT and not self.arxiv_version_noted():
             what = f"{what} corrected"
         return f"{what} ({whose})"
 

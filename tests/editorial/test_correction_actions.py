@@ -251,3 +251,39 @@ def test_a_token_names_its_own_correction_alone(document):
     assert Correction.pk_from_token(other.token()) == other.pk
     assert Correction.pk_from_token(one.token()[:-2] + "xx") is None
     assert Correction.pk_from_token("1") is None
+
+
+def test_what_the_publisher_accepted_is_kept_beside_what_was_proposed(
+    document, publisher, committed
+):
+    correction = actions.corrections.propose(
+        target=document, changes={"year": 2017}, email="reader@example.org"
+    )
+    actions.corrections.accept(
+        correction=correction,
+        user=publisher,
+        changes={"year": 2016, "venue": "NeurIPS"},
+    )
+    correction.refresh_from_db()
+    assert correction.changes == {"year": 2017}
+    assert correction.accepted_changes == {"year": 2016, "venue": "NeurIPS"}
+    assert correction.what() == "year and venue"
+    revision = document.pending_revision()
+    assert (revision.year, revision.venue) == (2016, "NeurIPS")
+    with committed():
+        actions.documents.publish(document=document, user=publisher)
+    [sent] = mail.outbox
+    assert "Year now reads:\n2016" in sent.body
+
+
+def test_a_newer_arxiv_version_is_noted_not_corrected(document, publisher):
+    correction = actions.corrections.propose(
+        target=document,
+        changes={"source_identifier": f"{document.source_identifier}v3"},
+        origin=Correction.Origin.ARXIV,
+        finding="arxiv:x:v3",
+    )
+    actions.corrections.accept(correction=correction, user=publisher)
+    actions.documents.publish(document=document, user=publisher)
+    notice = DocumentNotice.objects.get(document=document)
+    assert notice.reason == "arXiv v3 noted (found by the arXiv check)"
