@@ -374,7 +374,8 @@ class CorrectionAdmin(admin.ModelAdmin):
     @admin.display(description="Corrects", ordering="proposes")
     def corrects(self, correction):
         what = correction.what()
-        return what[:1].upper() + what[1:]
+        # "arXiv v3 noted" keeps arXiv's own spelling.
+        return what if what.startswith("arXiv") else what[:1].upper() + what[1:]
 
     @admin.display(description="From", ordering="origin")
     def origin_label(self, correction):

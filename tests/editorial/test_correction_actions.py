@@ -24,6 +24,7 @@ def document():
         number=219,
         title="Memory-efficient training",
         authors="Chen et al.",
+        year=2016,
         author_list=[
             {"family": "Chen", "given": "Tianqi"},
             {"family": "Xu", "given": "Bing"},
@@ -262,18 +263,18 @@ def test_what_the_publisher_accepted_is_kept_beside_what_was_proposed(
     actions.corrections.accept(
         correction=correction,
         user=publisher,
-        changes={"year": 2016, "venue": "NeurIPS"},
+        changes={"year": 2015, "venue": "NeurIPS"},
     )
     correction.refresh_from_db()
     assert correction.changes == {"year": 2017}
-    assert correction.accepted_changes == {"year": 2016, "venue": "NeurIPS"}
+    assert correction.accepted_changes == {"year": 2015, "venue": "NeurIPS"}
     assert correction.what() == "year and venue"
     revision = document.pending_revision()
-    assert (revision.year, revision.venue) == (2016, "NeurIPS")
+    assert (revision.year, revision.venue) == (2015, "NeurIPS")
     with committed():
         actions.documents.publish(document=document, user=publisher)
     [sent] = mail.outbox
-    assert "Year now reads:\n2016" in sent.body
+    assert "Year now reads:\n2015" in sent.body
 
 
 def test_a_newer_arxiv_version_is_noted_not_corrected(document, publisher):

@@ -108,7 +108,7 @@ def test_the_queue_lists_waiting_proposals_first_with_origin_target_fields_and_a
             "Waiting",
         ],
         [
-            "Identifier",
+            "arXiv v3 noted",
             "the arXiv check",
             f"LIT-004 {TITLE} public page",
             "0 minutes",
@@ -133,9 +133,9 @@ def test_the_queue_lists_waiting_proposals_first_with_origin_target_fields_and_a
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("status__exact=pending", ["Title", "Identifier"]),
+        ("status__exact=pending", ["Title", "arXiv v3 noted"]),
         ("status__exact=declined", ["Year"]),
-        ("origin__exact=arxiv", ["Identifier"]),
+        ("origin__exact=arxiv", ["arXiv v3 noted"]),
         ("origin__exact=reader&status__exact=pending", ["Title"]),
     ],
 )
@@ -427,7 +427,8 @@ def test_edit_then_accept_sets_the_summary_of_a_note_only_proposal(
     assert response.status_code == 302, response.content.decode()
     correction.refresh_from_db()
     assert correction.status == Correction.Status.ACCEPTED
-    assert correction.changes == {
+    assert correction.changes == {}
+    assert correction.accepted_changes == {
         "summary": "A 1,000-layer ResNet drops from 48GB to 7GB."
     }
     revision = document.pending_revision()
@@ -453,7 +454,8 @@ def test_edit_then_accept_takes_the_publishers_values_over_the_proposal(
     client.post(edit_page_of(correction), data)
 
     correction.refresh_from_db()
-    assert correction.changes == {"year": 2016, "venue": "arXiv preprint"}
+    assert correction.changes == {"year": 2015}
+    assert correction.accepted_changes == {"year": 2016, "venue": "arXiv preprint"}
     assert document.pending_revision().venue == "arXiv preprint"
 
 

@@ -116,8 +116,9 @@ def test_the_cached_page_is_fresh_once_its_related_work_is_stored(
 def test_the_page_costs_one_query_for_its_related_work_however_long(
     client, record, django_assert_num_queries
 ):
-    # A document page's queries, its author positions with their people one.
-    with django_assert_num_queries(10) as before:
+    # A document page's queries, its author positions with their people one,
+    # its corrections one.
+    with django_assert_num_queries(11) as before:
         client.get(record["second"].get_absolute_url())
     call_command("recompute_related", stdout=io.StringIO())
     with django_assert_num_queries(len(before.captured_queries)):
