@@ -173,7 +173,7 @@ def follow(request, token):
                 shown(name, correction.current.get(name)),
                 shown(name, correction.changes[name]),
             )
-            for name in correction.changed_fields()
+            for name in correction.proposed_fields()
         ],
     }
     return private(render(request, "catalogue/corrections/follow.html", context))

@@ -207,6 +207,11 @@ class Correction(NulRefused, models.Model):
         """What it changes: what the publisher accepted, else the proposal."""
         return self.accepted_changes or self.changes
 
+    def proposed_fields(self):
+        """The fields as proposed, in the order the form shows them."""
+        order = DOCUMENT_FIELDS if self.document_id else DECISION_FIELDS
+        return [name for name in order if name in self.changes]
+
     def changed_fields(self):
         """The fields it changes (as accepted, once accepted), in the order
         the form shows them."""

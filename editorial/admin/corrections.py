@@ -91,7 +91,7 @@ def field_changes(correction):
     """The fields ``correction`` changes, each compared with the target's
     public value now, not only with the value kept when it was proposed."""
     target = correction.target
-    names = correction.changed_fields()
+    names = correction.proposed_fields()
     now = actions.corrections.public_values(target, names)
     rows = []
     for name in names:
@@ -237,7 +237,7 @@ def accept_form_class(correction):
         model, names = Document, actions.corrections.ACCEPTED_DOCUMENT_FIELDS
     else:
         model, names = DecisionRecord, actions.corrections.DECISION_FIELDS
-    changed = correction.changed_fields()
+    changed = correction.proposed_fields()
     ordered = [*changed, *(name for name in names if name not in changed)]
     fields = {}
     for name in ordered:

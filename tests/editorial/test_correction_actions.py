@@ -288,3 +288,20 @@ def test_a_newer_arxiv_version_is_noted_not_corrected(document, publisher):
     actions.documents.publish(document=document, user=publisher)
     notice = DocumentNotice.objects.get(document=document)
     assert notice.reason == "arXiv v3 noted (found by the arXiv check)"
+
+
+def test_a_note_accepted_with_a_summary_reads_back_everywhere(
+    client, document, publisher, admin_client
+):
+    correction = actions.corrections.propose(
+        target=document, note="The summary says 48 GB; the paper says 7 GB."
+    )
+    actions.corrections.accept(
+        correction=correction, user=publisher, changes={"summary": "7 GB, not 48."}
+    )
+    correction.refresh_from_db()
+    assert correction.readable_changes() == [("Summary", "", "7 GB, not 48.")]
+    follow = client.get(f"/corrections/{correction.token()}/")
+    assert follow.status_code == 200
+    desk = admin_client.get(f"/admin/catalogue/correction/{correction.pk}/change/")
+    assert desk.status_code == 200
