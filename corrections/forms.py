@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.citations import parse_author_line
-from catalogue.models.correction import NOTE_MAX_CHARACTERS
+from catalogue.models.correction import DOCUMENT_FIELDS, NOTE_MAX_CHARACTERS
 from catalogue.models.decision import TITLE_MAX_LENGTH
 
 # The honeypot's name: what a form-filling robot fills, and a reader never
@@ -247,16 +247,7 @@ class DocumentCorrectionForm(CorrectionForm):
         help_text=_("The published work's DOI: 10.1109/TAC.2003.812781."),
     )
 
-    target_fields = [
-        "title",
-        "authors",
-        "author_list",
-        "year",
-        "venue",
-        "publication_date",
-        "source_identifier",
-        "doi",
-    ]
+    target_fields = DOCUMENT_FIELDS
 
     def shown_values(self):
         values = super().shown_values()

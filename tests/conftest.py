@@ -16,6 +16,7 @@ from tests.boundary import (  # noqa: F401  (the write boundary, watched in ever
     _watching_the_write_boundary,
     only_actions_write_the_record,
 )
+from tests.editorial.test_correction_mail import MailServer, smtp_settings
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -328,3 +329,12 @@ def on_the_queue():
     yield put
     for queued in held:
         queued.delete()
+
+
+@pytest.fixture
+def mail_server(settings, tmp_path):
+    """A real SMTP server, and Django's mail sent to it."""
+    server = MailServer(tmp_path / "mail")
+    smtp_settings(settings, server.port)
+    yield server
+    server.close()

@@ -10,7 +10,6 @@ import pytest
 import actions.corrections
 from catalogue.models import Correction
 from tests.browser.test_editorial_journeys import Desk, public_text
-from tests.editorial.test_correction_mail import MailServer, smtp_settings
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,14 +32,6 @@ AUTHORS = [
     ]
 ]
 CHINTALA = {"family": "Chintala", "given": "Soumith"}
-
-
-@pytest.fixture
-def mail_server(settings, tmp_path):
-    server = MailServer(tmp_path / "mail")
-    smtp_settings(settings, server.port)
-    yield server
-    server.close()
 
 
 @pytest.fixture

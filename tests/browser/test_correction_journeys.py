@@ -17,21 +17,12 @@ from catalogue.models import Correction, Document
 from tests.browser.test_correction_desk import AUTHORS, TITLE
 from tests.browser.test_correction_form import PHONE, fits
 from tests.browser.test_editorial_journeys import Desk
-from tests.editorial.test_correction_mail import MailServer, smtp_settings
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.sources.fake_checks import FakeChecks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FOLLOW_RE = re.compile(r"https?://\S+/corrections/[^/\s]+/")
-
-
-@pytest.fixture
-def mail_server(settings, tmp_path):
-    server = MailServer(tmp_path / "mail")
-    smtp_settings(settings, server.port)
-    yield server
-    server.close()
 
 
 @pytest.fixture

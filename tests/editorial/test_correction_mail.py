@@ -125,15 +125,6 @@ def smtp_settings(settings, port):
 
 
 @pytest.fixture
-def mail_server(settings, tmp_path):
-    """A real SMTP server, and Django's mail sent to it."""
-    server = MailServer(tmp_path / "mail")
-    smtp_settings(settings, server.port)
-    yield server
-    server.close()
-
-
-@pytest.fixture
 def document():
     return DocumentFactory(
         number=219,
