@@ -8,6 +8,7 @@ from axe_playwright_python.sync_playwright import Axe
 import actions.documents
 from catalogue.models import Document, Topic
 from catalogue.references import write_references
+from tests.browser import follow
 from tests.factories import (
     PASSWORD,
     DecisionRecordFactory,
@@ -51,21 +52,14 @@ def test_reader_opens_the_seed_topic_from_the_full_index(
     page, live_server, imported_seed, seed_rows
 ):
     page.goto(live_server.url)
-    page.get_by_role("link", name="Distributed optimization").click()
+    follow(page, page.get_by_role("link", name="Distributed optimization"))
 
     rows = page.locator("table.documents tbody tr")
     assert page.locator("h1").inner_text() == "Distributed optimization"
     assert rows.count() == len(seed_rows)
     assert rows.first.locator("td").all_text_contents() == seed_rows[0]
-    page.get_by_role("link", name="Back to the full index.").click()
+    follow(page, page.get_by_role("link", name="Back to the full index."))
     assert page.url == f"{live_server.url}/"
-
-
-def follow(page, link):
-    """Click ``link`` and wait for the page it leads to: reading the page
-    before it arrives would read the one before."""
-    with page.expect_navigation():
-        link.click()
 
 
 def test_reader_follows_a_document_and_a_cross_reference_then_searches(
@@ -124,7 +118,7 @@ def test_reader_filters_a_topic_cites_what_is_shown_and_reads_a_diff(
     page.goto(f"{live_server.url}/topics/distributed-optimization/")
     page.locator(".filters summary").click()
     page.get_by_label("From year").fill("2024")
-    page.get_by_role("button", name="Apply filters").click()
+    follow(page, page.get_by_role("button", name="Apply filters"))
 
     shown = page.locator("table.documents tbody tr").count()
     assert page.locator(".counts").inner_text() == (
@@ -138,9 +132,10 @@ def test_reader_filters_a_topic_cites_what_is_shown_and_reads_a_diff(
     assert len(re.findall(r"^@\w+\{", entries, re.MULTILINE)) == shown
 
     page.goto(f"{live_server.url}/topics/distributed-optimization/")
-    page.get_by_role(
-        "link", name="Training Deep Nets with Sublinear Memory Cost"
-    ).click()
+    follow(
+        page,
+        page.get_by_role("link", name="Training Deep Nets with Sublinear Memory Cost"),
+    )
     assert page.locator(".source-links .button").get_attribute("href") == (
         "https://arxiv.org/pdf/1604.06174"
     )
@@ -149,7 +144,7 @@ def test_reader_filters_a_topic_cites_what_is_shown_and_reads_a_diff(
         .inner_text()
         .startswith("Chen et al. (2016). Training Deep Nets")
     )
-    page.get_by_role("link", name="v5").click()
+    follow(page, page.get_by_role("link", name="v5"))
     assert page.locator(".diff-text del.diff").all_inner_texts() == ["ResNet"]
     assert page.locator(".diff-text ins.diff").all_inner_texts() == ["residual network"]
     assert page.locator("details.unchanged summary").all_inner_texts() == [
@@ -302,16 +297,16 @@ def test_editor_drafts_and_submits_publisher_publishes_reader_sees_it(
     page.fill("#id_source_identifier", "ARXIV-1604.06174")
     page.fill("#id_title", "Training Deep Nets with Sublinear Memory Cost")
     page.fill("#id_summary", "Gradient checkpointing: trade compute for memory.")
-    page.click("input[name=_continue]")
-    page.click("input[name=_submit_for_review]")
+    follow(page, page.locator("input[name=_continue]"))
+    follow(page, page.locator("input[name=_submit_for_review]"))
     assert Document.objects.get(number=2).status == Document.Status.IN_REVIEW
     assert count_on_topic_page(reader).startswith("1 of 1 LIT documents")
 
     page = signed_in_page(browser, live_server, publisher)
     page.goto(f"{live_server.url}/admin/catalogue/document/?q=LIT-002")
-    page.get_by_role("link", name="LIT-002").click()
+    follow(page, page.get_by_role("link", name="LIT-002"))
     page.fill("#id_note", "First publication.")
-    page.click("input[name=_publish]")
+    follow(page, page.locator("input[name=_publish]"))
 
     assert count_on_topic_page(reader).startswith("2 of 2 LIT documents")
     assert (
@@ -325,5 +320,5 @@ def signed_in_page(browser, live_server, user):
     page.goto(f"{live_server.url}/admin/login/")
     page.fill("#id_username", user.username)
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    follow(page, page.locator("input[type=submit]"))
     return page

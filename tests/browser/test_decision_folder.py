@@ -7,6 +7,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
+from tests.browser import follow
 from tests.factories import png_bytes
 from tests.html import csp_refusals
 
@@ -85,7 +86,7 @@ def test_an_imported_record_renders_with_no_csp_violation(
     assert Axe().run(page).violations_count == 0
     assert page.evaluate("window.violations") == []
 
-    page.get_by_role("link", name="the networking outline").click()
+    follow(page, page.get_by_role("link", name="the networking outline"))
 
     assert page.url == f"{live_server.url}/decisions/ADR-002/"
     assert page.locator(".facts").inner_text().splitlines()[-2:] == [

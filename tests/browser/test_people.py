@@ -3,7 +3,7 @@ author's page and on to their other document, or by typing their name."""
 
 import pytest
 
-from tests.browser.test_browser import follow
+from tests.browser import follow
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

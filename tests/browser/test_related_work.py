@@ -10,6 +10,7 @@ from auditlog.models import LogEntry
 from django.core.management import call_command
 
 from catalogue.models import Document, Topic
+from tests.browser import follow
 from tests.browser.test_editorial_journeys import Desk
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 
@@ -53,7 +54,7 @@ def test_a_reader_follows_related_work_by_its_reasons(page, live_server, mapped)
         "LIT-098: PipeMare: pipeline parallelism (cites LIT-004 as this does; "
         "shares a tag; same topic; similar title and summary)"
     )
-    page.get_by_role("link", name="LIT-098").click()
+    follow(page, page.get_by_role("link", name="LIT-098"))
     assert page.locator("h1").inner_text().startswith("PipeMare")
 
 

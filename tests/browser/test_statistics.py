@@ -7,7 +7,8 @@ from axe_playwright_python.sync_playwright import Axe
 
 import actions.documents
 from catalogue.models import Document, Topic
-from tests.browser.test_browser import follow, signed_in_page
+from tests.browser import follow
+from tests.browser.test_browser import signed_in_page
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.html import csp_refusals
 
