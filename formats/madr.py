@@ -23,7 +23,6 @@ MADR file.
 """
 
 import datetime
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from markdown_it import MarkdownIt
 from catalogue.markdown import MARKDOWN_MAX_CHARACTERS, image_name, linked_file
 from catalogue.models import DecisionFormat, DecisionRelationKind, DecisionStatus
 from catalogue.models.decision import STATUS_TEXT_MAX_LENGTH, TITLE_MAX_LENGTH
+from catalogue.text import describe, replaced, unsafe_character
 from formats import safe_yaml, written_dates
 from formats.problems import Problem
 
@@ -326,7 +326,7 @@ def parse_decision(name, text, *, date_order=None):
     parsed.shape = _shape(front, reader)
     parsed.metadata = {key: _plain(value) for key, value in front.items()}
     parsed.body = reader.body()
-    _settle(parsed)
+    _settle(parsed, text)
     return parsed
 
 
@@ -1112,20 +1112,22 @@ def parse_folder(folder, *, skip=()):
     return decisions, problems, notes
 
 
-def _settle(parsed):
+def _settle(parsed, text):
     """Keep what the record's fields cannot hold on the record, noted: a
     title over its length ends the body's first line, whole; a status as
-    written over its length is its history's first paragraph; a NUL, which no
-    text of the record may hold, is U+FFFD; a body over the length Markdown is
-    rendered to is shown as text."""
-    for name in ("title", "status_text", "status_history", "body"):
+    written over its length is its history's first paragraph; a character no
+    text of the record may hold (a NUL, a control character, a noncharacter)
+    is U+FFFD, noted at the first line of ``text`` (the file) that holds it;
+    a body over the length Markdown is rendered to is shown as text."""
+    for name in ("title", "status_text", "status_history", "body", "metadata"):
         value = getattr(parsed, name)
-        if "\x00" in value:
-            setattr(parsed, name, value.replace("\x00", "\ufffd"))
-            parsed.note(0, f"{name}: a NUL character (U+0000) is kept as U+FFFD")
-    if NUL_RE.search(json.dumps(parsed.metadata, default=str)):
-        parsed.metadata = _without_nul(parsed.metadata)
-        parsed.note(0, "metadata: a NUL character (U+0000) is kept as U+FFFD")
+        if character := unsafe_character(value):
+            setattr(parsed, name, replaced(value))
+            # Front matter may spell it as an escape (YAML's "\0"): then the
+            # file as a whole is named.
+            at = text.find(character)
+            line = text.count("\n", 0, at) + 1 if at >= 0 else 0
+            parsed.note(line, f"{name}: {describe(character)} is kept as U+FFFD")
     if len(parsed.title) > TITLE_MAX_LENGTH:
         whole = parsed.title
         parsed.title = _shortened(whole, TITLE_MAX_LENGTH)
@@ -1153,21 +1155,6 @@ def _settle(parsed):
                 f"{name}: over {MARKDOWN_MAX_CHARACTERS:,} characters; kept, and "
                 "shown as text, not Markdown",
             )
-
-
-NUL_RE = re.compile(r"\\u0000")
-
-
-def _without_nul(value):
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, dict):
-        return {
-            _without_nul(str(key)): _without_nul(item) for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_without_nul(item) for item in value]
-    return value
 
 
 def _shortened(text, limit):

@@ -23,8 +23,8 @@ from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
 from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
-from catalogue.models.fields import NUL_MESSAGE
 from catalogue.numbering import highest_issued, unissued_refusal
+from catalogue.text import refusal, unsafe_character
 from formats.exports import DOCUMENT_COLUMNS, parse_author_list_cell, restore
 from imports import progress
 
@@ -34,10 +34,11 @@ IMPORT_NOTE = "Carried over from a copy of the record."
 
 def cell_text(value):
     """A cell's text as the export wrote it, the formula guard taken off; a
-    NUL character, which no database column of the record stores, refused."""
+    character no text of the record may hold (a NUL, a control character, a
+    noncharacter) refused."""
     text = "" if value is None else str(value)
-    if "\x00" in text:
-        raise ValueError(NUL_MESSAGE)
+    if character := unsafe_character(text):
+        raise ValueError(refusal(character))
     return restore(text)
 
 
@@ -65,7 +66,7 @@ class AuthorListWidget(Widget):
     """The author list's cell, ``Family, Given; Family, Given``, as CSL names."""
 
     def clean(self, value, row=None, **kwargs):
-        return parse_author_list_cell(restore(str(value or "")))
+        return parse_author_list_cell(cell_text(value))
 
 
 class WholeNumberWidget(Widget):
@@ -122,12 +123,12 @@ class DocumentLoader(BaseInstanceLoader):
             whole_number(number)
             for number in (dataset["number"] if "number" in headers else [])
         } - {None}
-        # A cell no column can store (a NUL) names no document; its row is
-        # refused by its widget.
+        # A cell no column can store (a NUL, a control character) names no
+        # document; its row is refused by its widget.
         prefixes = {
             str(prefix)
             for prefix in (dataset["registry"] if "registry" in headers else [])
-            if "\x00" not in str(prefix or "")
+            if not unsafe_character(str(prefix or ""))
         }
         latest = DocumentVersion.objects.filter(document=OuterRef("pk")).order_by(
             "-number"

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from catalogue.citations import author_lines
 from catalogue.models.decision import DecisionRecord, DecisionRevision
 from catalogue.models.document import Document
-from catalogue.models.fields import NulRefused, one_of, user_field
+from catalogue.models.fields import RecordTextChecked, one_of, user_field
 from catalogue.models.revision import Revision
 
 # What a reader may propose to change, by target: the fields a reader can
@@ -66,7 +66,7 @@ class CorrectionQuerySet(models.QuerySet):
         return self.filter(status=CorrectionStatus.PUBLISHED)
 
 
-class Correction(NulRefused, models.Model):
+class Correction(RecordTextChecked, models.Model):
     """A proposed correction of a public document or decision record: a
     reader's, or a finding of a check of the sources (arXiv, Crossref, the
     DOI resolver, the links). Never an edit by itself: a publisher accepts
@@ -336,7 +336,7 @@ def readable_value(value):
     return "" if value is None else str(value)
 
 
-class LinkCheck(NulRefused, models.Model):
+class LinkCheck(RecordTextChecked, models.Model):
     """What the link check last heard from an address named in a summary or
     a decision record: a link is dead once two checks at least a day apart
     both answered 404 or 410."""

@@ -14,7 +14,12 @@ from catalogue.models.choices import (
     DecisionStatus,
     RevisionStatus,
 )
-from catalogue.models.fields import NulRefused, one_of, search_vector_field, user_field
+from catalogue.models.fields import (
+    RecordTextChecked,
+    one_of,
+    search_vector_field,
+    user_field,
+)
 from catalogue.models.held import HeldEdit, held_constraints
 from catalogue.models.registry import PREFIX_VALIDATOR
 
@@ -35,7 +40,7 @@ class DecisionLogQuerySet(models.QuerySet):
         return self.filter(is_own=True).first()
 
 
-class DecisionLog(NulRefused, models.Model):
+class DecisionLog(RecordTextChecked, models.Model):
     """A named collection of decision records with its own prefix and
     numbering: the record's own (ADR-026 of the preface) or a team's folder,
     imported under the name given at import."""
@@ -119,7 +124,7 @@ class DecisionRecordManager(models.Manager.from_queryset(DecisionRecordQuerySet)
         return super().get_queryset().select_related("log")
 
 
-class DecisionRecord(NulRefused, models.Model):
+class DecisionRecord(RecordTextChecked, models.Model):
     """An architecture decision record of a decision log: the anthology's own
     (ADR-026) or a team's."""
 
@@ -335,7 +340,7 @@ def content_digest(content):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class DecisionRelation(NulRefused, models.Model):
+class DecisionRelation(RecordTextChecked, models.Model):
     """One decision record's relation to another, kept once and shown on both:
     ADR-061 supersedes ADR-026, and ADR-026 is superseded by ADR-061."""
 
@@ -372,7 +377,7 @@ class DecisionRelation(NulRefused, models.Model):
         )
 
 
-class DecisionImage(NulRefused, models.Model):
+class DecisionImage(RecordTextChecked, models.Model):
     """An image a decision record's body shows, kept with the record (in the
     database, so backups and every instance have it) and served at its name."""
 

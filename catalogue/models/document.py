@@ -30,7 +30,7 @@ from catalogue.models.choices import (
     RevisionStatus,
 )
 from catalogue.models.fields import (
-    NulRefused,
+    RecordTextChecked,
     StampedTimeField,
     at_least_one,
     one_of,
@@ -176,7 +176,7 @@ class DocumentManager(models.Manager.from_queryset(DocumentQuerySet)):
 SUMMARY_MAX_CHARACTERS = 10_000
 
 
-class CitedText(NulRefused, models.Model):
+class CitedText(RecordTextChecked, models.Model):
     """The citation fields and the summary: what a published version fixes."""
 
     title = models.CharField(max_length=500)

@@ -10,6 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.text import validate_record_text
+
 
 def user_field(related_name="+", **options):
     """Who did something; None once their account is deleted."""
@@ -91,25 +93,12 @@ def one_of(field, choices, name):
     )
 
 
-NUL_MESSAGE = _(
-    "holds a NUL character (U+0000), which no text of the record may hold; remove it"
-)
-
-
-def _holds_nul(value):
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list | tuple):
-        return any(_holds_nul(item) for item in value)
-    return False
-
-
-class NulRefused:
-    """A model whose text (JSON's too) refuses a NUL character in validation,
-    on every database: PostgreSQL cannot store one, and SQLite would keep it.
-    Every way text comes in (forms, CSV rows, topic pages, decision folders)
+class RecordTextChecked:
+    """A model whose text (JSON's too) is checked by ``validate_record_text``
+    in validation, field by field, on every database: a NUL (which PostgreSQL
+    cannot store and SQLite would keep), a control character or a
+    noncharacter (which XML cannot carry) is refused. Every way text comes in
+    (forms, CSV rows, topic pages, decision folders, readers' corrections)
     validates the model, so each names the field it was found in."""
 
     def clean_fields(self, exclude=None):
@@ -121,7 +110,13 @@ class NulRefused:
         for field in self._meta.concrete_fields:
             if field.name in errors or field.name in (exclude or ()):
                 continue
-            if _holds_nul(field.value_from_object(self)):
-                errors[field.name] = [ValidationError(NUL_MESSAGE, code="nul")]
+            try:
+                validate_record_text(field.value_from_object(self))
+            except ValidationError as error:
+                errors[field.name] = [error]
         if errors:
             raise ValidationError(errors)
+
+
+# The migrations name the mixin by its first name.
+NulRefused = RecordTextChecked

@@ -2,10 +2,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import RevisionStatus
-from catalogue.models.fields import NulRefused, one_of, user_field
+from catalogue.models.fields import RecordTextChecked, one_of, user_field
 
 
-class HeldEdit(NulRefused, models.Model):
+class HeldEdit(RecordTextChecked, models.Model):
     """What an edit held for a publisher keeps besides its content: why, who
     wrote it and when, and who published it when. ``STATE`` names the field
     that holds where it stands (a ``RevisionStatus``)."""

@@ -1,10 +1,10 @@
 from django.db import models
 
 from catalogue.models.document import Document
-from catalogue.models.fields import NulRefused, user_field
+from catalogue.models.fields import RecordTextChecked, user_field
 
 
-class DocumentNotice(NulRefused, models.Model):
+class DocumentNotice(RecordTextChecked, models.Model):
     """A change of a public document's standing that readers are told of: a
     withdrawal (with its reason), a reinstatement, a supersession, or an
     erratum (a published correction: what was corrected, and whose). A row is

@@ -4,7 +4,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import PUBLIC_STATUSES
-from catalogue.models.fields import NulRefused, one_of, user_field
+from catalogue.models.fields import RecordTextChecked, one_of, user_field
 from catalogue.names import display_name, index_letter, sort_key, sort_name
 from catalogue.orcid import orcid_url, validate_orcid
 
@@ -37,7 +37,7 @@ class PersonQuerySet(models.QuerySet):
         )
 
 
-class Person(NulRefused, models.Model):
+class Person(RecordTextChecked, models.Model):
     """Someone (or an organisation) the record names as an author.
 
     A person's positions (``authorships``) are the author positions of
@@ -124,7 +124,7 @@ class Person(NulRefused, models.Model):
         return index_letter(self.sort_name)
 
 
-class Authorship(NulRefused, models.Model):
+class Authorship(RecordTextChecked, models.Model):
     """One author position of a document (``version`` empty: its text now) or
     of one of its published versions, linked to the person it names.
 
@@ -190,7 +190,7 @@ class PersonAddress(models.Model):
         return self.slug
 
 
-class PersonProposal(NulRefused, models.Model):
+class PersonProposal(RecordTextChecked, models.Model):
     """The record's suggestion that the person at ``authorship`` may be
     ``candidate``: left for an editor to accept (a merge) or reject."""
 

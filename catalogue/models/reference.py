@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from catalogue.identifiers import Identifier
 from catalogue.models.decision import DecisionLog, DecisionRecord
 from catalogue.models.document import Document
-from catalogue.models.fields import NulRefused
+from catalogue.models.fields import RecordTextChecked
 
 
 class ReferenceQuerySet(models.QuerySet):
@@ -23,7 +23,7 @@ class ReferenceQuerySet(models.QuerySet):
         )
 
 
-class Reference(NulRefused, models.Model):
+class Reference(RecordTextChecked, models.Model):
     """A name (LIT-325, ADR-032 v2) in the text of a document or decision record.
 
     Kept by ``references.write_references`` whenever a text is written, so

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.identifiers import PREFIX
 from catalogue.models.choices import PUBLIC_STATUSES
-from catalogue.models.fields import NulRefused
+from catalogue.models.fields import RecordTextChecked
 
 PREFIX_VALIDATOR = RegexValidator(
     rf"^{PREFIX}\Z",
@@ -46,7 +46,7 @@ class RegistryQuerySet(models.QuerySet):
         ).order_by("prefix")
 
 
-class Registry(NulRefused, models.Model):
+class Registry(RecordTextChecked, models.Model):
     """A register of documents with its own prefix and numbering (LIT-nnn)."""
 
     name = models.CharField(max_length=200)

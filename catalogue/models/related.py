@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import DocumentStatus
 from catalogue.models.document import Document
-from catalogue.models.fields import NulRefused
+from catalogue.models.fields import RecordTextChecked
 from catalogue.models.topic import Topic
 
 # Related work points readers to documents they may read as they stand: public
@@ -31,7 +31,7 @@ class RelatedDocumentQuerySet(models.QuerySet):
         )
 
 
-class RelatedDocument(NulRefused, models.Model):
+class RelatedDocument(RecordTextChecked, models.Model):
     """One document of another's related work, with why it is related."""
 
     document = models.ForeignKey(Document, models.CASCADE, related_name="related_work")
@@ -66,7 +66,7 @@ class CandidateTopicQuerySet(models.QuerySet):
         return self.filter(state=CandidateTopic.State.OPEN)
 
 
-class CandidateTopic(NulRefused, models.Model):
+class CandidateTopic(RecordTextChecked, models.Model):
     """A group of documents the topic list does not place well, which could be
     a topic of its own: its suggested name, members and nearest topic."""
 
@@ -115,7 +115,7 @@ class CandidateTopic(NulRefused, models.Model):
         return self.name
 
 
-class CandidateMember(NulRefused, models.Model):
+class CandidateMember(RecordTextChecked, models.Model):
     """A document of a candidate topic; ``fit`` is its similarity to the
     group, ``filed_fit`` to the topic it is filed under (None when unfiled)."""
 

@@ -4,10 +4,10 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import TopicFlavour
-from catalogue.models.fields import NulRefused, one_of, search_vector_field
+from catalogue.models.fields import RecordTextChecked, one_of, search_vector_field
 
 
-class Topic(NulRefused, models.Model):
+class Topic(RecordTextChecked, models.Model):
     """One of the topics documents are filed against, in editorial order."""
 
     Flavour = TopicFlavour
@@ -46,7 +46,7 @@ class Topic(NulRefused, models.Model):
         return reverse("catalogue:topic-detail", kwargs={"slug": self.slug})
 
 
-class Preface(NulRefused, models.Model):
+class Preface(RecordTextChecked, models.Model):
     """The paragraph that opens the full index and every topic page.
 
     There is one: its primary key is fixed.

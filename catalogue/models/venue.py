@@ -3,10 +3,10 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.choices import PublicationType
-from catalogue.models.fields import NulRefused, one_of
+from catalogue.models.fields import RecordTextChecked, one_of
 
 
-class Venue(NulRefused, models.Model):
+class Venue(RecordTextChecked, models.Model):
     """A journal or conference citations name, and what kind of publication
     a work it published is: read from a citation at import (``OSDI ‘20``, a
     DOI under ``10.1109/TAC.``) into the document's venue and type."""

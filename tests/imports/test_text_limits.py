@@ -35,6 +35,15 @@ def too_long(limit):
 NUL = "holds a NUL character (U+0000), which no text of the record may hold; remove it"
 
 
+def holds(what):
+    return f"holds {what}, which no text of the record may hold; remove it"
+
+
+VT = holds("a control character (U+000B)")
+ESC = holds("a control character (U+001B)")
+FFFE = holds("a noncharacter (U+FFFE)")
+
+
 @pytest.mark.parametrize(
     ("text", "field", "kept", "note"),
     [
@@ -58,8 +67,35 @@ NUL = "holds a NUL character (U+0000), which no text of the record may hold; rem
             {"deciders": ["Ann\ufffd"]},
             "0001-big.md: metadata: a NUL character (U+0000) is kept as U+FFFD",
         ),
+        (
+            "# A title\n\nThe body\x01 as written.\n",
+            "body",
+            "The body\ufffd as written.\n",
+            "0001-big.md, line 3: body: a control character (U+0001) is kept as U+FFFD",
+        ),
+        (
+            "# Use \ufffe here\n\nBody.\n",
+            "title",
+            "Use \ufffd here",
+            "0001-big.md, line 1: title: a noncharacter (U+FFFE) is kept as U+FFFD",
+        ),
+        # YAML writes an escape (U+001B) as "\e" in a double-quoted string.
+        (
+            '---\nstatus: "Approved\\e"\n---\n# Esc\n',
+            "status_text",
+            "Approved\ufffd",
+            "0001-big.md: status_text: a control character (U+001B) is kept as "
+            "U+FFFD",
+        ),
     ],
-    ids=["body over the Markdown limit", "NUL in the status", "NUL in front matter"],
+    ids=[
+        "body over the Markdown limit",
+        "NUL in the status",
+        "NUL in front matter",
+        "control character in the body",
+        "noncharacter in the title",
+        "control character in the status",
+    ],
 )
 def test_a_decision_folder_keeps_what_a_field_cannot_hold_noting_it(
     tmp_path, text, field, kept, note
@@ -110,12 +146,20 @@ def test_the_admin_refuses_a_summary_over_the_limit_saying_it(admin_client):
         ({"summary": "Gradient\x00 checkpointing."}, "summary", NUL),
         ({"title": "Training\x00"}, "title", NUL),
         ({"citation_note": "OSDI\x00"}, "citation_note", NUL),
+        ({"title": "Training\x0b"}, "title", VT),
+        ({"summary": "Gradient\ufffe checkpointing."}, "summary", FFFE),
+        ({"author_list": "Chen, Tianqi\x1b; Xu, Bing"}, "author_list", ESC),
+        ({"tags": "memory, check\x0bpointing"}, "tags", VT),
     ],
     ids=[
         "summary over the limit",
         "NUL in the summary",
         "NUL in the title",
         "NUL in the note",
+        "control character in the title",
+        "noncharacter in the summary",
+        "control character in the author list",
+        "control character in a tag",
     ],
 )
 def test_a_csv_row_is_refused_by_row_and_column(admin_client, cells, column, message):
@@ -136,8 +180,23 @@ def test_a_csv_row_is_refused_by_row_and_column(admin_client, cells, column, mes
             "Gradient " + OVER_SUMMARY,
             "summary: Ensure this value has at most 10000 characters (it has 10",
         ),
+        (
+            "Gradient checkpointing",
+            "Gradient\x0b checkpointing",
+            f"summary: {VT}",
+        ),
+        (
+            "Gradient checkpointing",
+            "Gradient\uffff checkpointing",
+            f"summary: {holds('a noncharacter (U+FFFF)')}",
+        ),
     ],
-    ids=["NUL in a summary", "summary over the limit"],
+    ids=[
+        "NUL in a summary",
+        "summary over the limit",
+        "control character in a summary",
+        "noncharacter in a summary",
+    ],
 )
 def test_a_topic_page_is_refused_by_line_and_column(
     tmp_path, seed_text, old, new, problem
