@@ -173,12 +173,21 @@ def make_topic_from_candidate(*, candidate, user, name, scope=""):
                 code="candidate_member_held",
             )
         last = Topic.objects.aggregate(last=Max("position"))["last"] or 0
-        topic = Topic.objects.create(
-            name=name,
-            slug=_free_slug(name),
-            scope=scope.strip(),
-            position=last + 1,
+        topic = Topic(
+            name=name, slug=_free_slug(name), scope=scope.strip(), position=last + 1
         )
+        try:
+            topic.clean_fields()
+        except ValidationError as error:
+            raise ValidationError(
+                [
+                    f"The topic's {field}: {message}"
+                    for field, messages in error.message_dict.items()
+                    for message in messages
+                ],
+                code="topic_refused",
+            ) from None
+        topic.save()
         for document in documents:
             before = pages.before_change(document)
             document.topic = topic

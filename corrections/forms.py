@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from catalogue.citations import parse_author_line
 from catalogue.models.correction import DOCUMENT_FIELDS, NOTE_MAX_CHARACTERS
 from catalogue.models.decision import TITLE_MAX_LENGTH
+from catalogue.text import RecordTextForm
 
 # The honeypot's name: what a form-filling robot fills, and a reader never
 # sees (hidden by the stylesheet, out of the tab order and of the
@@ -87,7 +88,7 @@ class LinesField(forms.CharField):
         return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-class CorrectionForm(forms.Form):
+class CorrectionForm(RecordTextForm, forms.Form):
     """What every correction asks besides its fields: the note, the reason,
     the address for the outcome, and the honeypot."""
 

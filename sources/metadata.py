@@ -31,6 +31,7 @@ from catalogue.citations import (
     spelled_as_recorded,
 )
 from catalogue.models import PublicationType
+from catalogue.text import cleaned
 from sources import transport
 from sources.cleaning import plain_text, with_subtitle
 from sources.transport import LookupFailed
@@ -64,6 +65,13 @@ class WorkMetadata:
     venue: str = ""
     publication_type: str = ""
     doi: str = ""
+
+    def __post_init__(self):
+        # What a service sends, nobody typed: a character no text of the
+        # record may hold (a control character, a noncharacter) is dropped,
+        # so the form it fills and the proposal it makes can be saved.
+        for name, value in asdict(self).items():
+            object.__setattr__(self, name, cleaned(value))
 
     @property
     def authors(self):

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 import actions.documents
 from catalogue.models import Document, Topic
+from catalogue.text import refusal, unsafe_character
 from editorial.admin.forms import WithdrawalForm
 
 
@@ -226,6 +227,9 @@ class DocumentActionsMixin:
         tag = (request.POST.get("tag") or "").strip()
         if not tag:
             self._refused(request, "Type a tag to add")
+            return
+        if character := unsafe_character(tag):
+            self._refused(request, f"The tag {refusal(character)}")
             return
         tagging = partial(actions.documents.add_tags, names=[tag])
 

@@ -34,6 +34,7 @@ from catalogue.citations import author_lines
 from catalogue.models import Correction, DecisionRecord, Document
 from catalogue.models.correction import NOTE_MAX_CHARACTERS
 from catalogue.names import are_variants, display_name, fold
+from catalogue.text import RecordTextForm
 from editorial.admin.bulk import counted, told, were
 from editorial.admin.forms import AuthorListField, change_note
 from public.diffs import render_word_diff
@@ -213,7 +214,7 @@ def _author_findings(source, theirs, values, whose):
     return findings
 
 
-class DeclineForm(forms.Form):
+class DeclineForm(RecordTextForm, forms.Form):
     public_reason = forms.CharField(
         label="Public reason",
         widget=forms.Textarea(attrs={"rows": 3}),

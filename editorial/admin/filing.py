@@ -7,6 +7,7 @@ expire every cached page, never by a bare ``save()``.
 """
 
 from auditlog.mixins import AuditlogHistoryAdminMixin
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import Count, OuterRef, Subquery
@@ -18,6 +19,7 @@ from taggit.models import Tag, TaggedItem
 
 from actions import filing
 from catalogue.models import Document, Preface, Registry, Topic, Venue
+from catalogue.text import RecordTextForm
 from editorial.admin import exports
 from editorial.admin.candidates import CandidateTopicsMixin
 from editorial.admin.csv_import import TopicImportMixin
@@ -89,12 +91,18 @@ class VenueAdmin(FilingActionsMixin, AuditlogHistoryAdminMixin, admin.ModelAdmin
 admin.site.unregister(taggit_admin.Tag)
 
 
+class TagForm(RecordTextForm, forms.ModelForm):
+    """A tag's name and slug, refusing what no text of the record may hold
+    (taggit's model is not the record's, so its validation does not)."""
+
+
 @admin.register(Tag)
 class TagAdmin(FilingActionsMixin, admin.ModelAdmin):
     """Tags, renamed and deleted through their actions; merged, by whoever
     may publish, through ``filing.merge_tags`` after a page that lists what
     each tag holds."""
 
+    form = TagForm
     list_display = ["name", "slug", "held_by"]
     ordering = ["name", "slug"]
     search_fields = ["name"]

@@ -12,6 +12,7 @@ archive keeps its paths and is checked once, as one file.
 
 from django import forms
 
+from catalogue.text import RecordTextForm
 from editorial.admin.upload_jobs import UploadImportMixin
 from editorial.admin.uploads import upload_bytes
 from formats.archives import read_archive
@@ -19,7 +20,7 @@ from formats.archives import read_archive
 FOLDER_JOB = "imports.job_functions.import_decision_folder"
 
 
-class DecisionFolderForm(forms.Form):
+class DecisionFolderForm(RecordTextForm, forms.Form):
     log = forms.CharField(
         label="Decision log",
         max_length=200,

@@ -36,6 +36,7 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.orcid import normalise_orcid
+from catalogue.text import RecordTextForm
 from editorial.merge import three_way_merge
 from public.diffs import render_word_diff
 
@@ -149,7 +150,7 @@ class AuthorListField(forms.Field):
             return True
 
 
-class DocumentForm(forms.ModelForm):
+class DocumentForm(RecordTextForm, forms.ModelForm):
     """A document as an editor edits it; a save that would overwrite another
     editor's is refused, with a field-by-field merge offered instead.
 
@@ -372,7 +373,7 @@ class DocumentActionForm(ActionForm):
     )
 
 
-class DecisionRecordForm(forms.ModelForm):
+class DecisionRecordForm(RecordTextForm, forms.ModelForm):
     """A decision record, and the records it supersedes (kept as relations,
     shown on theirs as "superseded by")."""
 
@@ -444,7 +445,7 @@ class DecisionRecordForm(forms.ModelForm):
         return cleaned
 
 
-class WithdrawalForm(forms.Form):
+class WithdrawalForm(RecordTextForm, forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=2000,
@@ -453,7 +454,7 @@ class WithdrawalForm(forms.Form):
     )
 
 
-class TagMergeForm(forms.Form):
+class TagMergeForm(RecordTextForm, forms.Form):
     """Which name the merged tags keep: one of theirs, or a new one."""
 
     NEW = "new"
@@ -527,7 +528,7 @@ class PersonNameField(forms.CharField):
 NAME = {"family", "given", "literal"}
 
 
-class PersonForm(forms.ModelForm):
+class PersonForm(RecordTextForm, forms.ModelForm):
     """A person as an editor corrects them, saved by ``edit_person``.
 
     The action is the form's model check: where a ModelForm would check the
@@ -609,7 +610,7 @@ class PersonForm(forms.ModelForm):
 ORCID_CODES = {"orcid_form", "orcid_checksum"}
 
 
-class PersonMergeForm(forms.Form):
+class PersonMergeForm(RecordTextForm, forms.Form):
     """Which of the people being merged the others merge into."""
 
     keep = forms.ChoiceField(widget=forms.RadioSelect, label="Keep")
@@ -625,7 +626,7 @@ class PersonMergeForm(forms.Form):
         return self.people[self.cleaned_data["keep"]]
 
 
-class PersonSplitForm(forms.Form):
+class PersonSplitForm(RecordTextForm, forms.Form):
     """Which new person each row of a person's positions goes to (person 1,
     2, …, of ``groups``), and each new person's affiliation, if known.
 

@@ -11,6 +11,7 @@ from django.db.models import Q
 
 import actions.corrections
 from catalogue.models import Correction, DecisionRecord, Document
+from catalogue.text import cleaned
 from sources.checks.pacing import Clock
 
 VIA = "check_sources"
@@ -182,6 +183,9 @@ def propose(run, service, target, *, finding, note, known, **proposal):
     if finding in known:
         report.already[service] += 1
         return None
+    # A note and changes read from a service's answer, which nobody typed:
+    # a character no text of the record may hold is dropped, not refused.
+    note, proposal = cleaned(note), cleaned(proposal)
     try:
         correction = actions.corrections.propose(
             target=target,
