@@ -22,13 +22,13 @@ from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
-_NONCHARACTERS = "".join(
-    rf"\U{plane * 0x10000 + 0xFFFE:08x}\U{plane * 0x10000 + 0xFFFF:08x}"
-    for plane in range(17)
-)
-UNSAFE_RE = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
-    f"{_NONCHARACTERS}]"
+# Characters of the Basic Multilingual Plane the record refuses, or any
+# character beyond it: of those, the last two of each plane (U+1FFFE,
+# U+1FFFF, ... U+10FFFF) are noncharacters, and are told apart in Python: a
+# class listing each of them is searched far more slowly, on every text.
+CANDIDATE_RE = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]"
+    r"|[\U00010000-\U0010ffff]"
 )
 REPLACEMENT = "\ufffd"
 
@@ -47,12 +47,23 @@ def describe(character):
     return f"{kind} (U+{code:04X})"
 
 
+def _is_unsafe(character):
+    code = ord(character)
+    return code < 0x10000 or code & 0xFFFE == 0xFFFE
+
+
+def _first(text):
+    for found in CANDIDATE_RE.finditer(text):
+        if _is_unsafe(found[0]):
+            return found[0]
+    return ""
+
+
 def unsafe_character(value):
     """The first character of ``value`` no text of the record may hold, or
     "". ``value`` is text, or JSON (its keys and strings are read)."""
     if isinstance(value, str):
-        found = UNSAFE_RE.search(value)
-        return found[0] if found else ""
+        return _first(value)
     if isinstance(value, dict):
         items = [item for pair in value.items() for item in pair]
     elif isinstance(value, list | tuple):
@@ -63,6 +74,14 @@ def unsafe_character(value):
         if character := unsafe_character(item):
             return character
     return ""
+
+
+def written(text, by):
+    """``text`` with each character no text of the record may hold written
+    as ``by(character)``."""
+    return CANDIDATE_RE.sub(
+        lambda found: by(found[0]) if _is_unsafe(found[0]) else found[0], text
+    )
 
 
 def refusal(character):
@@ -95,7 +114,7 @@ def replaced(value, by=REPLACEMENT):
     """``value`` (text, or JSON) with each character no text of the record may
     hold replaced ``by`` U+FFFD (or "", dropped); everything else as it is."""
     if isinstance(value, str):
-        return UNSAFE_RE.sub(by, value)
+        return written(value, lambda character: by) if _first(value) else value
     if isinstance(value, dict):
         return {
             replaced(str(key), by): replaced(item, by) for key, item in value.items()
@@ -115,7 +134,9 @@ def xml_safe(text):
     """``text`` as an XML writer writes it: each character XML cannot carry,
     or the record would refuse, as U+FFFD, so that a row stored before the
     rule still makes a well-formed answer."""
-    return UNSAFE_RE.sub(REPLACEMENT, text) if isinstance(text, str) else text
+    if isinstance(text, str) and _first(text):
+        return written(text, lambda character: REPLACEMENT)
+    return text
 
 
 class RecordTextForm:

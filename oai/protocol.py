@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from django.core import signing
 
+from catalogue.text import describe, unsafe_character, written
+
 
 # The protocol's arguments of each verb; a resumable verb also takes a
 # resumptionToken, alone.
@@ -66,6 +68,7 @@ def read_request(query):
     badArgument for an argument the verb does not take, a repeated one, a
     missing required one, or a resumptionToken with anything beside it.
     """
+    _check_characters(query)
     verbs = query.getlist("verb")
     if len(verbs) != 1 or verbs[0] not in VERBS:
         given = f"verb={', '.join(verbs)}" if verbs else "No verb"
@@ -86,6 +89,27 @@ def read_request(query):
         arguments[argument] = values[0]
     _check_arguments(name, VERBS[name], arguments)
     return name, arguments
+
+
+def _check_characters(query):
+    """Refuse a name or value holding a character XML cannot carry (or no
+    text of the record may hold): badVerb in the verb, badArgument elsewhere;
+    the message shows it as its code point, and the answer echoes nothing."""
+    for argument, values in query.lists():
+        for text in (argument, *values):
+            if character := unsafe_character(text):
+                code = "badVerb" if argument == "verb" else "badArgument"
+                raise OAIError(
+                    code,
+                    f"The argument {shown(argument)} holds {describe(character)} "
+                    f"({shown(text)!r}): no argument may hold one.",
+                )
+
+
+def shown(text):
+    """``text`` with each character XML cannot carry written as its code
+    point, in brackets: ``oai[U+0001]dc``."""
+    return written(text, lambda character: f"[U+{ord(character):04X}]")
 
 
 def _check_arguments(name, verb, arguments):

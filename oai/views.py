@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from catalogue.addresses import absolute_url
+from catalogue.text import unsafe_character, xml_safe
 from oai import records
 from oai.metadata import DC, FORMATS, NAMESPACES, OAI_DC, OAI_DC_FORMAT, XSI
 from oai.protocol import (
@@ -59,7 +60,24 @@ def endpoint(request):
             echo.attrib.clear()
         SubElement(root, f"{IN_OAI}error", code=error.code).text = error.message
     body = tostring(root, encoding="utf-8", xml_declaration=True)
+    # One search of the answer costs less than a walk of every element, and
+    # only a row stored before the record refused them holds any.
+    if unsafe_character(body.decode()):
+        body = tostring(_xml_safe(root), encoding="utf-8", xml_declaration=True)
     return HttpResponse(body, content_type="text/xml; charset=utf-8")
+
+
+def _xml_safe(root):
+    """``root`` with its text and attribute values ``xml_safe``: ElementTree
+    writes any character as it is, and a row stored before the record refused
+    control characters and noncharacters would make the answer ill-formed."""
+    for element in root.iter():
+        element.text, element.tail = xml_safe(element.text), xml_safe(element.tail)
+        if element.attrib:
+            element.attrib = {
+                name: xml_safe(value) for name, value in element.attrib.items()
+            }
+    return root
 
 
 def _add(parent, tag, text=None, **attributes):

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from html import escape
 from math import ceil, log10
 
+from catalogue.text import xml_safe
+
 WIDTH = 720
 FONT = 13
 # The colour classes a chart's series take, in turn.
@@ -38,7 +40,9 @@ class Bar:
 
 
 def _text(value):
-    return escape(str(value), quote=True)
+    # SVG is XML: a label from a row stored before the record refused control
+    # characters is written xml_safe.
+    return escape(xml_safe(str(value)), quote=True)
 
 
 def _number(value):

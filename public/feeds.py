@@ -19,6 +19,7 @@ from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.xmlutils import SimplerXMLGenerator
 
 from catalogue.addresses import absolute_url
 from catalogue.models import (
@@ -30,6 +31,7 @@ from catalogue.models import (
     Person,
     Topic,
 )
+from catalogue.text import xml_safe
 from public.views import decision_log
 
 ENTRIES = 50
@@ -106,8 +108,32 @@ def published(entry):
 EMPTY_FEED_UPDATED = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+class XMLSafeGenerator(SimplerXMLGenerator):
+    """Django's feed writer, writing text and attribute values ``xml_safe``:
+    a row stored before the record refused control characters and
+    noncharacters still makes a well-formed feed (Django's would fail with
+    UnserializableContentError, or write U+FFFE as it is)."""
+
+    def characters(self, content):
+        super().characters(xml_safe(content))
+
+    def startElement(self, name, attrs):
+        super().startElement(
+            name, {key: xml_safe(value) for key, value in (attrs or {}).items()}
+        )
+
+
 class TextSummaryAtomFeed(Atom1Feed):
-    """Atom whose summaries are plain text (Django types them as HTML)."""
+    """Atom whose summaries are plain text (Django types them as HTML), its
+    text written ``xml_safe``."""
+
+    def write(self, outfile, encoding):
+        handler = XMLSafeGenerator(outfile, encoding, short_empty_elements=True)
+        handler.startDocument()
+        handler.startElement("feed", self.root_attributes())
+        self.add_root_elements(handler)
+        self.write_items(handler)
+        handler.endElement("feed")
 
     def latest_post_date(self):
         # Django dates a feed without entries now, so it would differ on each
