@@ -84,8 +84,7 @@ FFFE = holds("a noncharacter (U+FFFE)")
             '---\nstatus: "Approved\\e"\n---\n# Esc\n',
             "status_text",
             "Approved\ufffd",
-            "0001-big.md: status_text: a control character (U+001B) is kept as "
-            "U+FFFD",
+            "0001-big.md: status_text: a control character (U+001B) is kept as U+FFFD",
         ),
     ],
     ids=[
