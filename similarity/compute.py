@@ -308,7 +308,9 @@ def candidates(model, progress=None):
     if progress:
         progress(2, 3)
     answer = []
-    mean = np.asarray(model.text.mean(axis=0)).ravel()
+    # A group's name is the terms it holds more of than the record's mean;
+    # an empty record has no mean, and no groups to name.
+    mean = np.asarray(model.text.mean(axis=0)).ravel() if len(model.entries) else None
     terms = model.vectorizer.get_feature_names_out() if model.text.shape[1] else []
     for rows in groups:
         centroid = np.asarray(model.text[rows].mean(axis=0)).ravel()

@@ -79,6 +79,13 @@ def test_an_empty_record_and_a_lone_document_have_no_related_work():
     }
 
 
+def test_an_empty_record_and_a_lone_document_have_no_candidates():
+    assert compute.candidates(compute.build([])) == []
+    assert (
+        compute.candidates(compute.build(entries({"topic": None, "text": "the"}))) == []
+    )
+
+
 def group_texts(words, count):
     return [
         {"topic": None, "text": f"{' '.join(words)} study {n}"} for n in range(count)
