@@ -189,6 +189,7 @@ def serving_settings(tmp_path_factory):
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
+        JOBS_RELATED_QUEUE=f"{TEST_QUEUE}-related",
         JOBS_IN_PROCESS=False,
         PAGE_CACHE_DRAIN_IN_PROCESS=False,
         RQ_QUEUES={TEST_QUEUE: {"URL": TEST_REDIS_URL, "ASYNC": False}},
