@@ -39,10 +39,13 @@ run: $(VENV)/.installed
 
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
 ## DEBUG off, persistent connections; the shared cache from $$REDIS_URL;
-## $$JOBS_WORKERS background-job workers (default 1) beside the web processes;
+## $$JOBS_WORKERS background-job workers (default 1) and $$JOBS_RELATED_WORKERS
+## for related work (default 1) beside the web processes, each started again
+## when it exits (`manage.py run_workers`);
 ## SITE_URL http://$(SERVE_BIND) unless given (give it the public address).
 ## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
+WORKER_COUNTS = --workers $${JOBS_WORKERS:-1} --related-workers $${JOBS_RELATED_WORKERS:-1}
 SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60} \
 	SITE_URL=$${SITE_URL:-$(call site_origin,$(SERVE_BIND))}
 serve: $(VENV)/.installed
@@ -50,18 +53,16 @@ serve: $(VENV)/.installed
 	$(SERVE_ENV) $(BIN)/python manage.py migrate --no-input
 	$(SERVE_ENV) $(BIN)/python manage.py check --deploy --tag pagecache
 	$(SERVE_ENV) $(BIN)/python manage.py expire_pages
-	workers=""; \
-	for n in $$(seq $${JOBS_WORKERS:-1}); do \
-		$(SERVE_ENV) $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology} & \
-		workers="$$workers $$!"; \
-	done; \
+	$(SERVE_ENV) $(BIN)/python manage.py run_workers $(WORKER_COUNTS) & \
+	workers=$$!; \
 	trap 'kill $$workers 2>/dev/null; wait' EXIT INT TERM; \
 	$(SERVE_ENV) $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile -
 
-## worker: one background-job worker alone (for machines that run no web process)
+## worker: the background-job workers alone, supervised as under `make serve`
+## (for machines that run no web process)
 worker: $(VENV)/.installed
-	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
+	$(SERVE_ENV) exec $(BIN)/python manage.py run_workers $(WORKER_COUNTS)
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
 ## TEST_WORKERS processes (pytest-xdist), each with its own test database; what
