@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources bench-related
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -182,6 +182,13 @@ bench-map: $(VENV)/.installed-dev
 ## generated set with known groups (reads no database)
 map-quality: $(VENV)/.installed-dev
 	$(BIN)/python manage.py map_quality
+## bench-related: a withdrawal and a topic renamed under JOBS_IN_PROCESS with their
+## related work inline (as it was) against after, in a thread, and the jobs 200
+## changes make, at BENCH_RELATED_DOCUMENTS (3,000) documents (bench/results/related-jobs.md)
+BENCH_RELATED_DOCUMENTS ?= 3000
+bench-related: $(VENV)/.installed-dev
+	$(BIN)/python bench/related_jobs_bench.py --documents $(BENCH_RELATED_DOCUMENTS)
+
 ## bench-api: the API's list pages walked by cursor and a whole OAI-PMH harvest at
 ## BENCH_DOCUMENTS documents, each against COPY of the same rows
 ## (bench/results/api.md, bench/results/oai.md)
