@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources bench-related
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,13 @@ run: $(VENV)/.installed
 
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
 ## DEBUG off, persistent connections; the shared cache from $$REDIS_URL;
-## $$JOBS_WORKERS background-job workers (default 1) beside the web processes;
+## $$JOBS_WORKERS background-job workers (default 1) and $$JOBS_RELATED_WORKERS
+## for related work (default 1) beside the web processes, each started again
+## when it exits (`manage.py run_workers`);
 ## SITE_URL http://$(SERVE_BIND) unless given (give it the public address).
 ## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
+WORKER_COUNTS = --workers $${JOBS_WORKERS:-1} --related-workers $${JOBS_RELATED_WORKERS:-1}
 SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60} \
 	SITE_URL=$${SITE_URL:-$(call site_origin,$(SERVE_BIND))}
 serve: $(VENV)/.installed
@@ -50,18 +53,16 @@ serve: $(VENV)/.installed
 	$(SERVE_ENV) $(BIN)/python manage.py migrate --no-input
 	$(SERVE_ENV) $(BIN)/python manage.py check --deploy --tag pagecache
 	$(SERVE_ENV) $(BIN)/python manage.py expire_pages
-	workers=""; \
-	for n in $$(seq $${JOBS_WORKERS:-1}); do \
-		$(SERVE_ENV) $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology} & \
-		workers="$$workers $$!"; \
-	done; \
+	$(SERVE_ENV) $(BIN)/python manage.py run_workers $(WORKER_COUNTS) & \
+	workers=$$!; \
 	trap 'kill $$workers 2>/dev/null; wait' EXIT INT TERM; \
 	$(SERVE_ENV) $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile -
 
-## worker: one background-job worker alone (for machines that run no web process)
+## worker: the background-job workers alone, supervised as under `make serve`
+## (for machines that run no web process)
 worker: $(VENV)/.installed
-	$(SERVE_ENV) exec $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology}
+	$(SERVE_ENV) exec $(BIN)/python manage.py run_workers $(WORKER_COUNTS)
 
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
 ## TEST_WORKERS processes (pytest-xdist), each with its own test database; what
@@ -181,6 +182,13 @@ bench-map: $(VENV)/.installed-dev
 ## generated set with known groups (reads no database)
 map-quality: $(VENV)/.installed-dev
 	$(BIN)/python manage.py map_quality
+## bench-related: a withdrawal and a topic renamed under JOBS_IN_PROCESS with their
+## related work inline (as it was) against after, in a thread, and the jobs 200
+## changes make, at BENCH_RELATED_DOCUMENTS (3,000) documents (bench/results/related-jobs.md)
+BENCH_RELATED_DOCUMENTS ?= 3000
+bench-related: $(VENV)/.installed-dev
+	$(BIN)/python bench/related_jobs_bench.py --documents $(BENCH_RELATED_DOCUMENTS)
+
 ## bench-api: the API's list pages walked by cursor and a whole OAI-PMH harvest at
 ## BENCH_DOCUMENTS documents, each against COPY of the same rows
 ## (bench/results/api.md, bench/results/oai.md)

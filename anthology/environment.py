@@ -347,6 +347,15 @@ VARIABLES: list[Variable] = [
         JOBS,
     ),
     Variable(
+        "JOBS_RELATED_QUEUE",
+        "text",
+        "`JOBS_QUEUE` followed by `-related`",
+        "The queue of related work and candidate topics, in the same Redis, "
+        "with workers of its own, so no import or backup waits behind them.",
+        JOBS,
+        derived=True,
+    ),
+    Variable(
         "JOBS_IN_PROCESS",
         "boolean",
         "on when `REDIS_URL` is unset",
@@ -734,7 +743,16 @@ VARIABLES: list[Variable] = [
         "JOBS_WORKERS",
         "integer",
         "1",
-        "The background-job workers `make serve` starts beside them (stopped with it).",
+        "The background-job workers `make serve` starts beside them for "
+        "`JOBS_QUEUE` (restarted when one exits, stopped with it).",
+        MAKE,
+    ),
+    Variable(
+        "JOBS_RELATED_WORKERS",
+        "integer",
+        "1",
+        "The workers `make serve` starts for `JOBS_RELATED_QUEUE` (related "
+        "work, candidate topics), supervised as those of `JOBS_QUEUE`.",
         MAKE,
     ),
 ]

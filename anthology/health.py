@@ -5,9 +5,12 @@ the site can serve pages, that is while the database answers. The cache and
 the queue are reported, and a failing one makes the site ``degraded``, not
 down: pages are then rendered from the database and jobs refused with a
 message, which beats every reader getting the probe's 503. ``/health/ready/``
-is the operators': 200 only while every part answers, 503 naming what fails.
-Each costs one query and two Redis round trips, each bounded by the Redis
-timeouts (``REDIS_CONNECT_TIMEOUT``, ``REDIS_SOCKET_TIMEOUT``).
+is the operators': 200 only while every part answers, 503 naming what fails;
+for it the queue answers only while a worker listens on each of its queues
+(``jobs.queue.unattended``): a queue nobody takes jobs from would keep them
+waiting for ever. The probe costs one query and two Redis round trips, the
+readiness page two more, each bounded by the Redis timeouts
+(``REDIS_CONNECT_TIMEOUT``, ``REDIS_SOCKET_TIMEOUT``).
 """
 
 from django.conf import settings
@@ -78,11 +81,26 @@ def health(request):
     return JsonResponse({"status": status, **parts})
 
 
+def queue_attended(parts):
+    """``parts`` with the queue failing when no worker listens on one of its
+    queues (unless it already fails, or is not used)."""
+    if parts["queue"] != "ok":
+        return parts
+    try:
+        silent = queue.unattended()
+    except (RedisError, OSError) as error:
+        return {**parts, "queue": f"failing: {type(error).__name__}"}
+    if silent:
+        return {**parts, "queue": f"failing: no worker listens on {', '.join(silent)}"}
+    return parts
+
+
 @never_cache
 @require_safe
 def readiness(request):
-    """Every part's state for operators: 200 only while all answer."""
-    parts = states()
+    """Every part's state for operators: 200 only while all answer, and a
+    worker listens on each queue."""
+    parts = queue_attended(states())
     ready = all(map(_is_ok, parts.values()))
     return JsonResponse(
         {"status": "ready" if ready else "not ready", **parts},

@@ -396,9 +396,13 @@ SOURCES_DOI_INTERVAL = env.read("SOURCES_DOI_INTERVAL")
 SOURCES_LINKS_INTERVAL = env.read("SOURCES_LINKS_INTERVAL")
 SOURCES_LINKS_PRIVATE = env.read("SOURCES_LINKS_PRIVATE")
 
-# Background jobs (RQ, through django-rq) on one queue in Redis; `make serve`
-# starts its worker beside the web processes.
+# Background jobs (RQ, through django-rq) on two queues in one Redis, each
+# with workers of its own (`make serve` starts them beside the web processes,
+# and restarts one that exits): the jobs people start, and the record's
+# reading of itself (related work, candidate topics), which no import or
+# backup waits behind.
 JOBS_QUEUE = env.read("JOBS_QUEUE")
+JOBS_RELATED_QUEUE = env.read("JOBS_RELATED_QUEUE", default=f"{JOBS_QUEUE}-related")
 
 
 def redis_server(url):
@@ -422,17 +426,16 @@ def redis_server(url):
     }
 
 
-RQ_QUEUES = {
-    JOBS_QUEUE: {
-        # The cache's Redis, unless one is given (an empty one is none).
-        **redis_server(
-            env.read("JOBS_REDIS_URL", default="")
-            or REDIS_URL
-            or "redis://127.0.0.1:6379/0"
-        ),
-        "DEFAULT_TIMEOUT": 3600,
-    }
+jobs_redis = {
+    # The cache's Redis, unless one is given (an empty one is none).
+    **redis_server(
+        env.read("JOBS_REDIS_URL", default="")
+        or REDIS_URL
+        or "redis://127.0.0.1:6379/0"
+    ),
+    "DEFAULT_TIMEOUT": 3600,
 }
+RQ_QUEUES = {JOBS_QUEUE: jobs_redis, JOBS_RELATED_QUEUE: jobs_redis}
 # Without a shared cache a worker could neither read an upload nor hand back
 # its result, so jobs run in the web process that starts them (`make run`).
 JOBS_IN_PROCESS = env.read("JOBS_IN_PROCESS", default=not REDIS_URL)

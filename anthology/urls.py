@@ -13,7 +13,8 @@ urlpatterns = [
     path("", include("public.urls")),
 ]
 
-# The reading room's error pages; 404 and 500 are Django's views with the
-# site's 404.html and 500.html (a page without queries: it renders with the
-# database down).
+# The reading room's error pages; 404 is Django's view with the site's
+# 404.html; 500 is Django's with 500.html (a page without queries: it renders
+# with the database down), or 503 when the database cannot be reached.
 handler400 = "public.views.bad_request"
+handler500 = "anthology.errors.server_error"

@@ -63,6 +63,12 @@ class Job(models.Model):
         help_text="Jobs of one lock run one at a time: the database refuses a "
         "second unfinished one.",
     )
+    coalesce = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Jobs of one key are coalesced: at most one waits for a "
+        "worker (a second request adds its work to it) and one runs.",
+    )
     upload = models.CharField(
         max_length=250,
         blank=True,
@@ -94,7 +100,12 @@ class Job(models.Model):
                 condition=models.Q(state__in=["queued", "running"])
                 & ~models.Q(lock=""),
                 name="one_unfinished_job_per_lock",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["coalesce"],
+                condition=models.Q(state="queued") & ~models.Q(coalesce=""),
+                name="one_waiting_job_per_coalesce",
+            ),
         ]
 
     def __str__(self):

@@ -17,6 +17,16 @@ worker that dies midway leaves nothing written, and the job is marked failed
 once that is seen (``refresh``); until its end is seen, a job whose worker
 stopped answering is said to be so, never failed, since its work horse may
 still be writing.
+
+Work nobody waits for, asked for again and again (``request``), is
+coalesced: jobs of one key run one at a time, and at most one waits; a
+request while one waits adds its work to that one and makes no job. The
+database decides both (a waiting job's key, a running job's lock, each unique
+among such jobs), so that requests in many processes at once make one job.
+Under ``JOBS_IN_PROCESS`` such a job runs in a thread of the process that
+asked for it, after its request has been answered: it is work of the whole
+record, which no one should wait for in a request, and a thread starts it
+at once where deferring it to the next request would make that one wait.
 """
 
 import contextvars
@@ -24,11 +34,13 @@ import datetime
 import logging
 import os
 import socket
+import threading
+import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.db.models import Sum
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
@@ -103,6 +115,7 @@ def enqueue(
     lock="",
     upload="",
     upload_bytes=0,
+    queue_name=None,
 ):
     """A new job, queued for a worker (or, with ``JOBS_IN_PROCESS``, run here
     and now); QueueUnavailable (the job kept as failed) when the queue cannot
@@ -112,7 +125,8 @@ def enqueue(
     jobs unfinished, or their kept uploads with this one's ``upload_bytes``
     would pass ``JOBS_MAX_UPLOAD_BYTES_PER_USER``. ``upload`` is the shared
     cache's key of the upload the job reads: refused or failed, the job takes
-    it along."""
+    it along. ``queue_name``: the queue it waits on (``JOBS_QUEUE`` when
+    None)."""
     try:
         with transaction.atomic():
             _check_quotas(user, upload_bytes)
@@ -140,20 +154,111 @@ def enqueue(
         run(str(job.pk))
         job.refresh_from_db()
         return job
+    _put_on_queue(job, queue_name)
+    return job
+
+
+def _put_on_queue(job, queue_name):
+    """Queue ``job`` on ``queue_name`` (``JOBS_QUEUE`` when None); failed and
+    QueueUnavailable when the queue cannot be reached."""
     try:
-        queue.get_queue().enqueue(
+        queue.get_queue(queue_name).enqueue(
             run,
             str(job.pk),
             job_id=str(job.pk),
             result_ttl=0,
             failure_ttl=settings.JOBS_RESULT_SECONDS,
-            description=title,
+            description=job.title,
         )
     except (RedisError, OSError) as error:
-        logger.error("Job %s (%s) could not be queued: %r", job.pk, title, error)
+        logger.error("Job %s (%s) could not be queued: %r", job.pk, job.title, error)
         _fail(job, UNREACHABLE)
         raise QueueUnavailable(UNREACHABLE) from error
-    return job
+
+
+def request(*, coalesce, function, arguments, merge, title, queue_name=None):
+    """The job that will run ``function(**arguments)``, coalesced under the
+    key ``coalesce``: while a job of that key waits for a worker, its
+    arguments become ``merge(its arguments, arguments)`` and no job is made;
+    otherwise a new one waits (behind the one running, if any). ``title``
+    names the job from its arguments. Under ``JOBS_IN_PROCESS`` it runs in
+    this process's thread for such work; otherwise on ``queue_name``.
+    QueueUnavailable as ``enqueue``. No user: the work is the record's, and
+    coalescing bounds it, not a quota."""
+    for _ in range(10):
+        try:
+            with transaction.atomic():
+                waiting = (
+                    Job.objects.select_for_update()
+                    .filter(state=Job.State.QUEUED, coalesce=coalesce)
+                    .first()
+                )
+                if waiting is None:
+                    job = Job.objects.create(
+                        title=title(arguments),
+                        function=function,
+                        arguments=arguments,
+                        coalesce=coalesce,
+                    )
+                else:
+                    merged = merge(waiting.arguments, arguments)
+                    if merged == waiting.arguments:
+                        return waiting
+                    if Job.objects.filter(pk=waiting.pk, state=Job.State.QUEUED).update(
+                        arguments=merged, title=title(merged)
+                    ):
+                        waiting.arguments, waiting.title = merged, title(merged)
+                        return waiting
+                    # It began meanwhile: this work waits in a new job.
+                    continue
+        except IntegrityError:
+            # Another request made the waiting job first: add to it.
+            continue
+        if settings.JOBS_IN_PROCESS:
+            _run_in_background()
+        else:
+            _put_on_queue(job, queue_name)
+        return job
+    raise RuntimeError(f"No job of {coalesce} could be made or added to.")
+
+
+# While a job of its key runs, a coalesced job that a worker took waits this
+# long between its tries to begin.
+COALESCED_PAUSE = 1.0
+
+
+def _begin(job):
+    """Mark ``job`` running, with the process and database session it runs in;
+    False when it no longer waits (given up meanwhile). A coalesced job first
+    waits for the running one of its key, still waiting itself (so requests
+    still add to it): it runs under its key as its lock, which the database
+    allows one unfinished job at a time."""
+    started = {
+        "state": Job.State.RUNNING,
+        "started_at": timezone.now(),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        "session": database_session(),
+    }
+    if not job.coalesce:
+        for name, value in started.items():
+            setattr(job, name, value)
+        job.save(update_fields=list(started))
+        return True
+    while True:
+        try:
+            with transaction.atomic():
+                begun = Job.objects.filter(pk=job.pk, state=Job.State.QUEUED).update(
+                    lock=job.coalesce, **started
+                )
+        except IntegrityError:
+            # Its worker gone, the running one is failed here, and this begins.
+            refresh_all(list(Job.objects.unfinished().filter(lock=job.coalesce)))
+            time.sleep(COALESCED_PAUSE)
+            continue
+        if begun:
+            # With whatever was added to it while it waited.
+            job.refresh_from_db()
+        return bool(begun)
 
 
 def _check_quotas(user, upload_bytes):
@@ -211,11 +316,8 @@ def _fail(job, why):
 def run(job_id):
     """Run the job ``job_id``: what the worker calls."""
     job = Job.objects.get(pk=job_id)
-    job.state = Job.State.RUNNING
-    job.started_at = timezone.now()
-    job.worker = f"{socket.gethostname()}:{os.getpid()}"
-    job.session = database_session()
-    job.save(update_fields=["state", "started_at", "worker", "session"])
+    if not _begin(job):
+        return
     token = _current.set(job_id)
     try:
         summary, result = import_string(job.function)(**job.arguments)
@@ -241,6 +343,57 @@ def run(job_id):
     if job.upload and cache.get(job.upload) is None:
         # The job was done with its upload: it no longer counts as kept.
         Job.objects.filter(upload=job.upload).update(upload="")
+
+
+# This process's thread for coalesced jobs under JOBS_IN_PROCESS, and whether
+# one was asked for since it last looked.
+_background = {"thread": None, "asked": False}
+_background_lock = threading.Lock()
+
+
+def _run_in_background():
+    """Have this process's thread run the coalesced jobs waiting (started
+    when none runs)."""
+    with _background_lock:
+        _background["asked"] = True
+        if _background["thread"] is None:
+            thread = threading.Thread(
+                target=_run_waiting, name="coalesced-jobs", daemon=True
+            )
+            _background["thread"] = thread
+            thread.start()
+
+
+def _run_waiting():
+    """Run the coalesced jobs waiting, oldest first, until none is left and
+    none was asked for since; then end, closing the thread's connections."""
+    try:
+        while True:
+            with _background_lock:
+                if not _background["asked"]:
+                    _background["thread"] = None
+                    return
+                _background["asked"] = False
+            waiting = (
+                Job.objects.filter(state=Job.State.QUEUED)
+                .exclude(coalesce="")
+                .order_by("created_at")
+            )
+            for job_id in list(waiting.values_list("pk", flat=True)):
+                run(str(job_id))
+    except Exception:
+        logger.exception("The coalesced jobs of this process stopped")
+        with _background_lock:
+            _background["thread"] = None
+    finally:
+        connections.close_all()
+
+
+def wait_for_background():
+    """Return once this process's thread of coalesced jobs has ended."""
+    thread = _background["thread"]
+    if thread is not None:
+        thread.join()
 
 
 def _run_finishers():

@@ -8,6 +8,8 @@ expires the pages whose related work changed.
 
 import logging
 
+from django.conf import settings
+
 from actions.related import store_candidates, store_related
 from catalogue.models import CandidateTopic, RelatedDocument
 from jobs import runner
@@ -20,22 +22,42 @@ RELATED_JOB = "similarity.jobs.recompute_related"
 CANDIDATES_JOB = "similarity.jobs.recompute_candidates"
 # One candidate recomputation at a time: each replaces the open candidates.
 CANDIDATES_LOCK = "candidate-topics"
+# Related work is recomputed by coalesced jobs (``runner.request``): one runs,
+# one waits, holding every document changed since the running one began.
+RELATED_COALESCE = "related-work"
+
+
+def related_title(arguments):
+    documents = arguments["documents"]
+    if documents is None:
+        return "Related work of every document"
+    return f"Related work of {len(documents)} changed document(s)"
+
+
+def merge_related(waiting, asked):
+    """One recomputation for both: of every document if either is, else of
+    the documents of both."""
+    if waiting["documents"] is None or asked["documents"] is None:
+        return {"documents": None}
+    return {"documents": sorted({*waiting["documents"], *asked["documents"]})}
 
 
 def documents_changed(pks):
     """What ``actions.pages`` tells once a change commits: recompute the
     related work of the documents ``pks`` (None: of every document) in the
-    background; a queue that cannot take the job is logged, and the next
-    change or ``recompute_related`` makes up for it."""
+    background, on the related-work queue, added to the recomputation
+    already waiting if there is one; a queue that cannot take the job is
+    logged, and the next change or ``recompute_related`` makes up for it."""
     try:
-        runner.enqueue(
-            title="Related work of every document"
-            if pks is None
-            else f"Related work of {len(pks)} changed document(s)",
+        runner.request(
+            coalesce=RELATED_COALESCE,
             function=RELATED_JOB,
             arguments={"documents": pks},
+            merge=merge_related,
+            title=related_title,
+            queue_name=settings.JOBS_RELATED_QUEUE,
         )
-    except (runner.QueueUnavailable, runner.AlreadyRunning) as error:
+    except runner.QueueUnavailable as error:
         logger.warning("Related work not recomputed: %s", error)
 
 
@@ -64,6 +86,12 @@ def recompute_related(*, documents=None):
     model = compute.build(entries)
     targets = None if documents is None else affected(model, documents)
     found = compute.related(model, targets)
+    if targets is not None:
+        # A document that became public (or changed its text) enters the
+        # lists of the documents its own list names: theirs are computed too.
+        neighbours = {r.pk for related in found.values() for r in related} - targets
+        found.update(compute.related(model, neighbours))
+        targets |= neighbours
     lists = {
         pk: [(r.pk, r.score, r.reasons) for r in related]
         for pk, related in found.items()

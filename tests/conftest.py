@@ -10,7 +10,7 @@ from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import sync_playwright
 
 import actions.documents
-from jobs import queue
+from jobs import queue, runner
 from pagecache import fragments, generations
 from tests.boundary import (  # noqa: F401  (the write boundary, watched in every test)
     _watching_the_write_boundary,
@@ -189,9 +189,13 @@ def serving_settings(tmp_path_factory):
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
+        JOBS_RELATED_QUEUE=f"{TEST_QUEUE}-related",
         JOBS_IN_PROCESS=False,
         PAGE_CACHE_DRAIN_IN_PROCESS=False,
-        RQ_QUEUES={TEST_QUEUE: {"URL": TEST_REDIS_URL, "ASYNC": False}},
+        RQ_QUEUES={
+            name: {"URL": TEST_REDIS_URL, "ASYNC": False}
+            for name in [TEST_QUEUE, f"{TEST_QUEUE}-related"]
+        },
         RQ={"COMMIT_MODE": "auto"},
         STORAGES=backup_storages(tmp_path_factory.mktemp("backups")),
         CACHES={
@@ -219,6 +223,14 @@ def empty_cache(monkeypatch):
     cache.clear()
     generations.local_pages.clear()
     fragments.local_fragments.clear()
+
+
+@pytest.fixture(autouse=True)
+def background_jobs_ended():
+    """No test leaves behind a thread of coalesced jobs (JOBS_IN_PROCESS)
+    writing into the next test's database."""
+    yield
+    runner.wait_for_background()
 
 
 @pytest.fixture

@@ -43,6 +43,9 @@ sub vcl_recv {
         set req.http.X-Forwarded-Proto = "http";
     }
     unset req.http.X-Forwarded-Host;
+    if (req.restarts == 0) {
+        unset req.http.X-Stale-Tried;
+    }
     if (std.integer(req.http.Content-Length, 0) > 68157440
         || (req.url !~ "^/admin/"
             && std.integer(req.http.Content-Length, 0) > 1048576)) {
@@ -96,7 +99,11 @@ sub vcl_recv {
     if (req.http.Accept-Encoding !~ "\bgzip\b") {
         set req.http.X-Plain = "1";
     }
-    if (std.healthy(req.backend_hint)) {
+    if (req.http.X-Stale-Tried) {
+        # The site answered 503: a kept copy stands in, as long as its own
+        # grace (stale-if-error) allows.
+        set req.grace = 1y;
+    } elsif (std.healthy(req.backend_hint)) {
         # While the site answers, nothing past its lifetime is served.
         set req.grace = 0s;
     }
@@ -124,6 +131,12 @@ sub vcl_backend_fetch {
 }
 
 sub vcl_backend_response {
+    if (beresp.status == 503 && beresp.http.Retry-After && !bereq.uncacheable
+        && (bereq.is_bgfetch || !bereq.http.X-Stale-Tried)) {
+        # The site cannot answer just now (its database is out of reach):
+        # a kept copy stands in, asked for again with grace (vcl_synth).
+        return (abandon);
+    }
     if (beresp.http.Cache-Control !~ "s-maxage") {
         # Not vouched for by the site's page cache: never kept. A cacheable
         # answer later replaces this hit-for-miss marker.
@@ -161,6 +174,12 @@ sub vcl_backend_error {
 }
 
 sub vcl_synth {
+    if (resp.status == 503 && !req.http.X-Stale-Tried) {
+        # A page the site answered 503 (vcl_backend_response): once more,
+        # with grace; without a kept copy, the site's own 503 is delivered.
+        set req.http.X-Stale-Tried = "1";
+        return (restart);
+    }
     # Varnish's own refusals say what was refused, in plain text.
     set resp.http.Content-Type = "text/plain; charset=utf-8";
     set resp.http.Cache-Control = "no-store";

@@ -1,11 +1,12 @@
 """Candidate topics in the admin: the groups of unfiled (or badly placed)
 documents the record suggests as topics it lacks, under the topics' admin.
 
-Editors see them and recompute them (a background job, followed on the same
-page); publishers decide: make a group a topic (``actions.filing``) or
-dismiss it.
+Editors see them; publishers recompute them (a background job of the whole
+record, on the related-work queue, followed on the same page) and decide:
+make a group a topic (``actions.filing``) or dismiss it.
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect
@@ -19,8 +20,11 @@ from jobs.models import Job
 from jobs.views import start_job
 from similarity.jobs import CANDIDATES_JOB, CANDIDATES_LOCK, open_candidates
 
-# Seeing the candidates and recomputing them changes nothing readers see.
+# Seeing the candidates changes nothing readers see.
 SEE_CANDIDATES = "catalogue.change_document"
+# Recomputing them reads the whole record, tens of seconds of a worker: the
+# publishers', who decide them.
+RECOMPUTE_CANDIDATES = filing.DECIDE_CANDIDATES
 
 
 class CandidateTopicsMixin:
@@ -44,13 +48,16 @@ class CandidateTopicsMixin:
     def candidates_view(self, request):
         """The open candidate topics, each with its suggested name, members
         (with their fit) and nearest topic; a recomputation's progress while
-        it runs; "Recompute". Template: ``admin/catalogue/topic/candidates.html``."""
+        it runs; "Recompute" for those who may. Template:
+        ``admin/catalogue/topic/candidates.html``."""
         if not request.user.has_perm(SEE_CANDIDATES):
             raise PermissionDenied
         here = reverse(
             "admin:catalogue_topic_candidates", current_app=self.admin_site.name
         )
         if request.method == "POST":
+            if not request.user.has_perm(RECOMPUTE_CANDIDATES):
+                raise PermissionDenied
             return start_job(
                 request,
                 back_to=here,
@@ -59,6 +66,7 @@ class CandidateTopicsMixin:
                 arguments={},
                 page=here,
                 lock=CANDIDATES_LOCK,
+                queue_name=settings.JOBS_RELATED_QUEUE,
             )
         running = list(Job.objects.unfinished().filter(function=CANDIDATES_JOB))
         runner.refresh_all(running)
@@ -78,6 +86,7 @@ class CandidateTopicsMixin:
                 "running": [(job, runner.progress_of(job)) for job in running],
                 "last": last,
                 "may_decide": request.user.has_perm(filing.DECIDE_CANDIDATES),
+                "may_recompute": request.user.has_perm(RECOMPUTE_CANDIDATES),
                 "progress_words": "steps done",
             },
         )

@@ -8,14 +8,18 @@ import json
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import DatabaseError
 from django.test import override_settings
+from rq import Worker
+from rq.utils import now, utcformat
 
 from anthology import health
+from jobs import queue
 from tests.tools import SilentServer, free_port
 
 pytestmark = pytest.mark.django_db
@@ -38,8 +42,22 @@ def test_health_checks_each_part_at_one_query(client, django_assert_num_queries)
     assert "no-store" in response["Cache-Control"]
 
 
+@pytest.fixture
+def listening():
+    """A worker registered on both queues of the test Redis, as ``rqworker``
+    registers itself, saying it is alive now; gone after."""
+    worker = Worker(
+        [queue.get_queue(name) for name in queue.names()],
+        connection=queue.get_queue().connection,
+    )
+    worker.register_birth()
+    yield worker
+    worker.register_death()
+    worker.connection.delete(worker.key)
+
+
 @pytest.mark.redis
-def test_readiness_names_every_part(client, django_assert_num_queries):
+def test_readiness_names_every_part(client, listening, django_assert_num_queries):
     with django_assert_num_queries(1):
         response = client.get("/health/ready/")
 
@@ -51,6 +69,62 @@ def test_readiness_names_every_part(client, django_assert_num_queries):
         "queue": "ok",
     }
     assert "no-store" in response["Cache-Control"]
+
+
+@pytest.mark.redis
+def test_readiness_is_not_ready_while_no_worker_listens(client):
+    response = client.get("/health/ready/")
+
+    assert response.status_code == 503
+    assert response.json()["status"] == "not ready"
+    assert response.json()["queue"] == (
+        f"failing: no worker listens on {settings.JOBS_QUEUE}, "
+        f"{settings.JOBS_RELATED_QUEUE}"
+    )
+
+
+@pytest.mark.redis
+def test_the_probe_does_not_ask_for_workers(client):
+    # Pages are served without them: the probe's word is the site's.
+    response = client.get("/health/")
+
+    assert response.status_code == 200
+    assert response.json()["queue"] == "ok"
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("left", ["the related queue", "lapsed", "dead"])
+def test_readiness_is_not_ready_while_a_queue_has_no_live_worker(
+    client, listening, left
+):
+    if left == "the related queue":
+        worker = listening
+        worker.register_death()
+        worker.queues = worker.queues[:1]
+        worker.register_birth()
+    elif left == "lapsed":
+        # Its process was killed: its last word is older than three heartbeats.
+        silent_since = now() - timedelta(seconds=queue.worker_silence_seconds() + 1)
+        listening.connection.hset(
+            listening.key, "last_heartbeat", utcformat(silent_since)
+        )
+    else:
+        listening.connection.hset(listening.key, "death", utcformat(now()))
+
+    response = client.get("/health/ready/")
+
+    assert response.status_code == 503
+    silent = (
+        [settings.JOBS_RELATED_QUEUE]
+        if left == "the related queue"
+        else [
+            settings.JOBS_QUEUE,
+            settings.JOBS_RELATED_QUEUE,
+        ]
+    )
+    assert (
+        response.json()["queue"] == f"failing: no worker listens on {', '.join(silent)}"
+    )
 
 
 def test_a_queue_that_cannot_be_reached_degrades_the_site_without_failing_it(client):

@@ -27,7 +27,7 @@ echo "SITE_URL=$SITE_URL DEBUG=$DEBUG $(basename $0) $*" >> "$(dirname $0)/../st
 # serve` stops its workers when gunicorn stops.
 GUNICORN = """#!/bin/sh
 for wait in $(seq 100); do
-    grep -q rqworker "$(dirname $0)/../started" 2>/dev/null && break
+    grep -q run_workers "$(dirname $0)/../started" 2>/dev/null && break
     sleep 0.1
 done
 """ + PROGRAM.removeprefix("#!/bin/sh\n")
@@ -53,7 +53,15 @@ def make(venv, *arguments, **environment):
     inherited = {
         name: value
         for name, value in os.environ.items()
-        if name not in {"SITE_URL", "HOST", "SERVE_BIND", "DEBUG", "JOBS_WORKERS"}
+        if name
+        not in {
+            "SITE_URL",
+            "HOST",
+            "SERVE_BIND",
+            "DEBUG",
+            "JOBS_WORKERS",
+            "JOBS_RELATED_WORKERS",
+        }
         and not name.startswith("MAKE")
     }
     subprocess.run(
@@ -128,7 +136,7 @@ def test_make_serve_gives_the_site_the_address_gunicorn_binds(venv):
         "python manage.py collectstatic --no-input --verbosity 0",
         "python manage.py expire_pages",
         "python manage.py migrate --no-input",
-        "python manage.py rqworker anthology",
+        "python manage.py run_workers --workers 1 --related-workers 1",
     ]
 
 

@@ -990,6 +990,8 @@ ENTRY_POINTS = {
             "command:recompute_related",
             "command:recompute_candidates",
             "command:map_quality",
+            # Starts the workers; the jobs they run are the entry points.
+            "command:run_workers",
         ],
         READS,
     ),

@@ -27,6 +27,7 @@ from editorial.admin.page_import import PAGE_JOB
 from editorial.backups import BACKUP_JOB
 from imports.backups import backup_storage
 from jobs.models import Job
+from similarity.jobs import CANDIDATES_JOB
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -470,6 +471,25 @@ def test_imports_and_their_confirmations_are_for_the_roles_the_table_says(
     assert confirmed.status_code != 403 if allowed else confirmed.status_code == 403
     written = Topic.objects.filter(slug="overwritten").exists()
     assert written == (allowed and model == "topic")
+
+
+# Who may recompute the candidate topics, a job reading the whole record.
+RECOMPUTES_CANDIDATES = ("publisher", "superuser")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_recomputing_the_candidates_is_for_the_roles_the_table_says(
+    client, people, role, settings
+):
+    settings.JOBS_IN_PROCESS = True
+    client.force_login(people[role])
+
+    response = client.post(reverse("admin:catalogue_topic_candidates"))
+
+    allowed = role in RECOMPUTES_CANDIDATES
+    assert response.status_code == (302 if allowed else 403)
+    started = Job.objects.filter(function=CANDIDATES_JOB).exists()
+    assert started == allowed
 
 
 @pytest.mark.parametrize("role", ROLES)

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 import actions.documents
 from catalogue.models import CandidateTopic, Document, Topic
+from jobs import queue
 from jobs.models import Job
 from similarity.jobs import CANDIDATES_JOB
 from tests.factories import DocumentFactory, TopicFactory
@@ -57,14 +58,13 @@ def decide(client, candidate, **fields):
     return client.post(DECIDE, {"candidate": str(candidate.pk), **fields})
 
 
-def test_an_editor_recomputes_the_candidates_and_sees_them(
-    client, editor, unplaced, settings
+def test_a_publisher_recomputes_the_candidates_and_an_editor_sees_them(
+    client, editor, publisher, unplaced, settings
 ):
     settings.JOBS_IN_PROCESS = True
-    client = client_of(client, editor)
 
-    assert client.post(CANDIDATES).status_code == 302
-    page = client.get(CANDIDATES).content.decode()
+    assert client_of(client, publisher).post(CANDIDATES).status_code == 302
+    page = client_of(client, editor).get(CANDIDATES).content.decode()
 
     [candidate] = CandidateTopic.objects.open()
     assert Job.objects.get(function=CANDIDATES_JOB).state == Job.State.FINISHED
@@ -78,8 +78,35 @@ def test_an_editor_recomputes_the_candidates_and_sees_them(
     ]
     assert candidate.name in page
     assert "LIT-040" in page
-    # Editors see them; publishers decide.
+    # Editors see them; publishers recompute and decide.
     assert "Make it a topic" not in page
+    assert "Recompute the candidates" not in page
+
+
+def test_an_editor_may_not_recompute_the_candidates(client, editor, unplaced):
+    response = client_of(client, editor).post(CANDIDATES)
+
+    assert response.status_code == 403
+    assert not Job.objects.filter(function=CANDIDATES_JOB).exists()
+
+
+@pytest.mark.redis  # Queued in the test Redis, on the related-work queue.
+def test_the_candidates_wait_on_the_related_work_queue(
+    client, publisher, unplaced, settings
+):
+    related = queue.get_queue(settings.JOBS_RELATED_QUEUE)
+    related.empty()
+    settings.RQ_QUEUES = {
+        name: {**found, "ASYNC": True} for name, found in settings.RQ_QUEUES.items()
+    }
+    try:
+        client_of(client, publisher).post(CANDIDATES)
+
+        job = Job.objects.get(function=CANDIDATES_JOB)
+        assert related.job_ids == [str(job.pk)]
+        assert queue.get_queue().job_ids == []
+    finally:
+        related.empty()
 
 
 def test_a_publisher_makes_a_candidate_a_topic_and_its_documents_move(

@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 import actions.documents
 from catalogue.models import RelatedDocument
+from jobs import runner
 from jobs.models import Job
 from similarity.jobs import RELATED_JOB
 from tests.factories import DocumentFactory, TopicFactory
@@ -127,20 +128,20 @@ def test_the_page_costs_one_query_for_its_related_work_however_long(
     assert len(response.context["related"]) == 2
 
 
+@pytest.mark.django_db(transaction=True)
 def test_publishing_a_document_recomputes_its_related_work_in_a_job(
-    told, record, publisher, committed, settings
+    record, told, publisher, settings
 ):
     settings.JOBS_IN_PROCESS = True
     call_command("recompute_related", stdout=io.StringIO())
     draft = record["draft"]
 
-    with committed():
-        actions.documents.publish(document=draft, user=publisher)
+    actions.documents.publish(document=draft, user=publisher)
+    runner.wait_for_background()
 
     job = Job.objects.get(function=RELATED_JOB)
     assert job.state == Job.State.FINISHED
-    # With every document the test's one transaction changed before it.
-    assert draft.pk in job.arguments["documents"]
+    assert job.arguments["documents"] == [draft.pk]
     assert RelatedDocument.objects.filter(document=draft).exists()
     # Its neighbours' lists hold it now.
     assert RelatedDocument.objects.filter(
@@ -148,17 +149,16 @@ def test_publishing_a_document_recomputes_its_related_work_in_a_job(
     ).exists()
 
 
-def test_a_withdrawn_document_leaves_every_list(
-    told, record, publisher, committed, settings
-):
+@pytest.mark.django_db(transaction=True)
+def test_a_withdrawn_document_leaves_every_list(record, told, publisher, settings):
     settings.JOBS_IN_PROCESS = True
     call_command("recompute_related", stdout=io.StringIO())
     assert RelatedDocument.objects.filter(related=record["second"]).exists()
 
-    with committed():
-        actions.documents.withdraw(
-            document=record["second"], user=publisher, reason="Retracted."
-        )
+    actions.documents.withdraw(
+        document=record["second"], user=publisher, reason="Retracted."
+    )
+    runner.wait_for_background()
 
     assert not RelatedDocument.objects.filter(related=record["second"]).exists()
     assert not RelatedDocument.objects.filter(document=record["second"]).exists()

@@ -1,0 +1,151 @@
+"""Related work recomputed after changes, as jobs that cannot flood a queue:
+however many changes commit, one recomputation waits (holding every document
+they changed, or the whole record) behind the one running, on a queue of its
+own, so imports and backups never wait behind them; under JOBS_IN_PROCESS
+(``make run``) it runs after the request that asked, never inside it."""
+
+import pytest
+from django.urls import reverse
+
+import actions.documents
+import actions.filing
+from catalogue.models import RelatedDocument
+from jobs import queue, runner
+from jobs.models import Job
+from similarity.jobs import RELATED_JOB
+from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.similarity.test_related import PIPELINE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def record(settings):
+    """Three public documents on pipelines; changes tell related work from
+    here on."""
+    topic = TopicFactory(name="Distributed optimization", slug="distributed")
+    documents = [
+        DocumentFactory(
+            number=number,
+            topic=topic,
+            title=f"Pipeline parallel training, {number}",
+            summary=PIPELINE,
+            tags=["pipelining"],
+            published=True,
+        )
+        for number in (16, 98, 99)
+    ]
+    settings.RECORD_CHANGED = "similarity.jobs.documents_changed"
+    return documents
+
+
+@pytest.fixture
+def queued(settings):
+    """Jobs wait on the test Redis for a worker (none comes); emptied after."""
+    settings.RQ_QUEUES = {
+        name: {**found, "ASYNC": True} for name, found in settings.RQ_QUEUES.items()
+    }
+    queues = [queue.get_queue(name) for name in queue.names()]
+    yield dict(zip(queue.names(), queues, strict=True))
+    for each in queues:
+        each.empty()
+
+
+def related_jobs():
+    return Job.objects.filter(function=RELATED_JOB)
+
+
+@pytest.mark.redis
+def test_withdrawals_and_reinstatements_leave_one_recomputation_waiting(
+    record, publisher, queued, settings
+):
+    document = record[1]
+    for _ in range(20):
+        actions.documents.withdraw(document=document, user=publisher, reason="Why.")
+        actions.documents.reinstate(document=document, user=publisher)
+
+    [job] = related_jobs()
+    assert (job.state, job.arguments) == (
+        Job.State.QUEUED,
+        {"documents": [document.pk]},
+    )
+    # On the related-work queue alone: an import queued now is next on its own.
+    assert queued[settings.JOBS_RELATED_QUEUE].job_ids == [str(job.pk)]
+    assert queued[settings.JOBS_QUEUE].job_ids == []
+
+
+@pytest.mark.redis
+def test_while_one_runs_one_more_waits_and_a_whole_record_one_takes_all_in(
+    record, publisher, queued
+):
+    superuser = UserFactory(is_superuser=True)
+    first, second, third = record
+    actions.documents.withdraw(document=first, user=publisher, reason="Why.")
+    [running] = related_jobs()
+    assert runner._begin(running)  # What a worker taking it does first.
+
+    actions.documents.withdraw(document=second, user=publisher, reason="Why.")
+    actions.documents.withdraw(document=third, user=publisher, reason="Why.")
+    waiting = related_jobs().get(state=Job.State.QUEUED)
+    assert waiting.arguments == {"documents": sorted([second.pk, third.pk])}
+
+    # A topic renamed changes every document: the waiting job takes in all.
+    topic = first.topic
+    topic.name = "Distributed training"
+    actions.filing.save(obj=topic, user=superuser)
+    actions.documents.reinstate(document=second, user=publisher)
+
+    assert sorted(
+        (job.state, job.arguments["documents"]) for job in related_jobs()
+    ) == [("queued", None), ("running", [first.pk])]
+    waiting.refresh_from_db()
+    assert waiting.title == "Related work of every document"
+
+
+def test_under_jobs_in_process_a_withdrawal_is_answered_before_its_related_work(
+    record, publisher, client, settings, django_assert_num_queries
+):
+    settings.JOBS_IN_PROCESS = True
+    document = record[1]
+    client.force_login(publisher)
+    url = reverse("admin:catalogue_document_withdraw", args=[document.pk])
+
+    # The request's own queries, the job's row among them; the related work
+    # is another thread's, on a connection of its own.
+    with django_assert_num_queries(WITHDRAWAL_QUERIES):
+        response = client.post(url, {"reason": "Retracted by its authors."})
+    runner.wait_for_background()
+
+    assert response.status_code == 302
+    [job] = related_jobs()
+    assert job.state == Job.State.FINISHED
+    assert not RelatedDocument.objects.filter(related=document).exists()
+
+
+# What the withdrawal costs, first to last: the session, the user and their
+# rights, the document, its withdrawal written and audited, the pages'
+# expiries written and applied, and the related-work job's row (found
+# waiting, or made).
+WITHDRAWAL_QUERIES = 25
+
+
+def test_under_jobs_in_process_a_whole_record_recomputation_leaves_the_action_at_once(
+    record, settings, django_assert_num_queries
+):
+    settings.JOBS_IN_PROCESS = True
+    topic = record[0].topic
+    topic.name = "Distributed training"
+
+    superuser = UserFactory(is_superuser=True)
+
+    with django_assert_num_queries(RENAME_QUERIES):
+        actions.filing.save(obj=topic, user=superuser)
+    runner.wait_for_background()
+
+    [job] = related_jobs()
+    assert (job.state, job.arguments) == (Job.State.FINISHED, {"documents": None})
+
+
+# The topic and its documents restamped, audited, every page expired, and the
+# related-work job's row.
+RENAME_QUERIES = 15
