@@ -65,6 +65,9 @@ def fill(documents):
     started = time.perf_counter()
     rng = random.Random(5)
     sample = generate_sample.Command()
+    # Authors come from a generator of their own, as generate_sample's do.
+    sample.authors_rng = random.Random(6)
+    sample.groups = generate_sample.sample_groups(sample.authors_rng)
     with transaction.atomic():
         registry = Registry.objects.create(
             prefix="SLIT", name=generate_sample.REGISTRIES[0][1]
