@@ -1,6 +1,7 @@
 import hashlib
 import json
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -16,7 +17,7 @@ from catalogue.models.choices import (
 )
 from catalogue.models.fields import NulRefused, one_of, search_vector_field, user_field
 from catalogue.models.held import HeldEdit, held_constraints
-from catalogue.models.registry import PREFIX_VALIDATOR
+from catalogue.models.registry import PREFIX_VALIDATOR, Registry
 
 OWN_LOG_SLUG = "anthology"
 # The record's own log, as the first decision of a new record makes it.
@@ -88,6 +89,23 @@ class DecisionLog(NulRefused, models.Model):
         if self.is_own:
             return reverse("catalogue:decision-list")
         return reverse("catalogue:log-decision-list", kwargs={"log": self.slug})
+
+    def clean(self):
+        # A new log's names must not read as a document's: LIT-004 names a
+        # document of the registry LIT, in every text, whatever log it is in.
+        if self._state.adding and not self.is_own and self.prefix:
+            registry = Registry.objects.filter(prefix=self.prefix).first()
+            if registry is not None:
+                raise ValidationError(
+                    {
+                        "prefix": ValidationError(
+                            f"{self.prefix} is the prefix of the registry "
+                            f"“{registry.name}” ({self.prefix}-001 names one of "
+                            "its documents): give the log a prefix of its own.",
+                            code="prefix_of_registry",
+                        )
+                    }
+                )
 
 
 TITLE_MAX_LENGTH = 500
