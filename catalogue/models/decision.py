@@ -31,6 +31,12 @@ OWN_LOG = {
 
 
 class DecisionLogQuerySet(models.QuerySet):
+    def public(self):
+        """Decision logs a reader may see: the record's own, and those holding
+        a published decision record (a log of drafts only has no page)."""
+        published = DecisionRecord.objects.public().filter(log=models.OuterRef("pk"))
+        return self.filter(Q(is_own=True) | models.Exists(published))
+
     def own(self):
         """The record's own log (the preface's ADR-026), or None before any."""
         return self.filter(is_own=True).first()
