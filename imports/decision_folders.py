@@ -86,11 +86,13 @@ def import_decisions(folder, *, log=None, prefix=None, user=None, via=None, show
         if log is None and listed is not None:
             report = ImportReport(notes=[])
             entries = _listed_logs(folder, listed, report)
-            places = [entry["folder"] for entry in entries]
             for entry in entries:
                 # Each log's folder is read without the others' inside it.
                 skip = [
-                    place for place in places if entry["folder"] == "." and place != "."
+                    other["path"].relative_to(entry["path"]).as_posix()
+                    for other in entries
+                    if other["path"] != entry["path"]
+                    and other["path"].is_relative_to(entry["path"])
                 ]
                 _import_log(
                     entry["path"],

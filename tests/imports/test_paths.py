@@ -557,3 +557,27 @@ def test_import_decisions_refuses_a_leak_before_writing(tmp_path, victim, admin_
         import_decisions(folder, user=admin_user)
 
     assert not DecisionRecord.objects.exists()
+
+
+def test_each_listed_folder_is_read_without_the_others_inside_it(tmp_path):
+    folder = listing(
+        tmp_path / "upload",
+        [
+            {"name": "The anthology", "folder": "./"},
+            {"name": "Team", "folder": "team"},
+            {"name": "Archive", "folder": "team/archive"},
+        ],
+    )
+    write_folder(folder / "team", ADR_TOOLS)
+    write_folder(folder / "team" / "archive", {"0001-decoy.md": DECOY})
+
+    run(folder)
+
+    assert sorted(DecisionRecord.objects.values_list("log__name", flat=True)) == [
+        "Archive",
+        "Team",
+        "Team",
+        "Team",
+        "Team",
+        "The anthology",
+    ]
