@@ -63,22 +63,21 @@ def own_log():
 def open_log(*, name, user, prefix=None, log_format=None, via=""):
     """The decision log named ``name`` (in any case), made if new: its slug
     from its name, its prefix ADR unless told; the record's own log when
-    ``name`` is empty. A new log whose address another log has is refused,
-    naming that log. The log remembers ``log_format``, the shape its files
-    were last read in. A log is opened to import its folder, by one who may
-    import decision records (``IMPORT_DECISIONS``).
+    ``name`` is empty. The log is checked as ``check_log`` checks it. The
+    log remembers ``log_format``, the shape its files were last read in. A
+    log is opened to import its folder, by one who may import decision
+    records (``IMPORT_DECISIONS``).
     """
     _require_import(user, via)
-    name = " ".join(str(name or "").split())
+    name = log_name(name)
     with transaction.atomic(), audited(user, via):
-        log = _named_log(name) if name else own_log()
-        if log.pk is None and prefix:
-            log.prefix = prefix
-        if log_format:
-            log.format = log_format
+        if not name:
+            own_log()
         try:
-            log.full_clean()
+            log = check_log(name=name, prefix=prefix, log_format=log_format)
         except ValidationError as error:
+            if not hasattr(error, "error_dict"):
+                raise
             raise ValidationError(
                 f"The decision log “{name}”: {' '.join(error.messages)}",
                 code="log_invalid",
@@ -87,10 +86,39 @@ def open_log(*, name, user, prefix=None, log_format=None, via=""):
     return log
 
 
+def log_name(name):
+    """A log's name as it is kept: its words, one space apart."""
+    return " ".join(str(name or "").split())
+
+
+def check_log(*, name, prefix=None, log_format=None):
+    """The decision log ``open_log`` opens for ``name`` (the record's own for
+    none), unsaved, with ``prefix`` (a new log's only) and ``log_format``;
+    a ValidationError when it cannot be: a name without letters or digits,
+    or whose address is another log's or the record's own log's pages', is
+    refused (with its code); a value its fields refuse (a name over 200
+    characters, a prefix that is not capital letters and digits or that is
+    a registry's, a format not read) is refused by field (``error_dict``).
+    Writes nothing: the form, the command and a folder's list of logs ask
+    it before anything is imported.
+    """
+    name = log_name(name)
+    if name:
+        log = _named_log(name)
+    else:
+        log = DecisionLog.objects.own() or DecisionLog(**OWN_LOG)
+    if log.pk is None and prefix:
+        log.prefix = prefix
+    if log_format:
+        log.format = log_format
+    log.full_clean()
+    return log
+
+
 def _named_log(name):
     log = DecisionLog.objects.filter(name__iexact=name).first()
     if log is None and name.lower() == OWN_LOG["name"].lower():
-        return own_log()
+        return DecisionLog.objects.own() or DecisionLog(**OWN_LOG)
     if log is not None:
         return log
     slug = slugify(name)

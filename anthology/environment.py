@@ -616,8 +616,9 @@ VARIABLES: list[Variable] = [
         "API_TOKEN_RATE",
         "rate",
         "1200/minute",
-        "The requests one API token may make, the API and the exports "
-        "together: a count per `second`, `minute`, `hour` or `day`.",
+        "The requests one staff member's API tokens may make, all of them, "
+        "the API and the exports together: a count per `second`, `minute`, "
+        "`hour` or `day`.",
         API,
     ),
     Variable(
@@ -632,6 +633,22 @@ VARIABLES: list[Variable] = [
         "integer",
         "90",
         "How many days a new API token lasts unless its maker says.",
+        API,
+    ),
+    Variable(
+        "API_TOKEN_MAX_DAYS",
+        "integer",
+        "365",
+        "The longest a new API token may last: an expiry further off is "
+        "refused by the form.",
+        API,
+    ),
+    Variable(
+        "API_TOKEN_MAX_PER_USER",
+        "integer",
+        "10",
+        "How many usable (neither revoked nor expired) API tokens one staff "
+        "member may hold at once.",
         API,
     ),
     # Security and proxies.

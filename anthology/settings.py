@@ -534,6 +534,8 @@ API_ANONYMOUS_PATH = "/api/"
 API_TOKEN_RATE = env.read("API_TOKEN_RATE")
 API_ANONYMOUS_RATE = env.read("API_ANONYMOUS_RATE")
 API_TOKEN_DAYS = env.read("API_TOKEN_DAYS")
+API_TOKEN_MAX_DAYS = env.read("API_TOKEN_MAX_DAYS")
+API_TOKEN_MAX_PER_USER = env.read("API_TOKEN_MAX_PER_USER")
 
 # Mail: the outcome of a reader's correction.
 EMAIL_URL = env.read("EMAIL_URL")

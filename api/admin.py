@@ -34,6 +34,20 @@ class ApiTokenAdmin(admin.ModelAdmin):
             return tokens
         return tokens.filter(user=request.user)
 
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is not None:
+            return form
+
+        class OwnTokenForm(form):
+            # The token is the signed-in member's: its limits are counted
+            # against them before it is made.
+            def _post_clean(self):
+                self.instance.user = request.user
+                super()._post_clean()
+
+        return OwnTokenForm
+
     def get_fields(self, request, obj=None):
         return self.fields if obj is None else [*self.fields, *self.readonly_fields]
 

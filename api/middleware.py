@@ -4,7 +4,8 @@
 and its token checked whether or not its answer is cached: a request with
 ``Authorization: Bearer <secret>`` to an address of ``API_TOKEN_PATHS`` is
 answered 401 unless the secret is a usable token's; every request with a
-token counts against that token's limit (``API_TOKEN_RATE``), and an
+token counts against its user's limit (``API_TOKEN_RATE``, one budget for
+all of a member's tokens), and an
 anonymous request to the API against its client's address
 (``API_ANONYMOUS_RATE``), the address the login lockout counts (the proxy
 rules of ``BEHIND_PROXY``, ``PROXY_COUNT`` and ``TRUSTED_PROXIES``). Over
@@ -115,7 +116,8 @@ class TokenMiddleware:
                 )
             request.api_token = token
             note_use(token)
-            ident, rate = f"token:{token.pk}", settings.API_TOKEN_RATE
+            # One budget per member, whatever number of tokens they hold.
+            ident, rate = f"user:{token.user_id}", settings.API_TOKEN_RATE
         elif path.startswith(settings.API_ANONYMOUS_PATH):
             ident = f"address:{client_address(request)}"
             rate = settings.API_ANONYMOUS_RATE
@@ -126,7 +128,11 @@ class TokenMiddleware:
             return refusal(
                 429,
                 f"Too many requests: at most {rate} for "
-                + ("this token." if header else "this address without a token."),
+                + (
+                    "this token's user, all of their tokens together."
+                    if header
+                    else "this address without a token."
+                ),
                 **{"Retry-After": str(wait)},
             )
         return self.get_response(request)

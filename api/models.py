@@ -11,6 +11,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -28,7 +29,8 @@ def digest(secret):
 
 
 def default_expiry():
-    return timezone.now() + timedelta(days=settings.API_TOKEN_DAYS)
+    days = min(settings.API_TOKEN_DAYS, settings.API_TOKEN_MAX_DAYS)
+    return timezone.now() + timedelta(days=days)
 
 
 class ApiTokenQuerySet(models.QuerySet):
@@ -76,6 +78,43 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.key_start}…)"
+
+    def clean(self):
+        """A new token expires within ``API_TOKEN_MAX_DAYS``, and its user
+        holds fewer than ``API_TOKEN_MAX_PER_USER`` usable tokens."""
+        if not self._state.adding:
+            return
+        now = timezone.now()
+        longest = settings.API_TOKEN_MAX_DAYS
+        if self.expires_at and self.expires_at > now + timedelta(days=longest):
+            raise ValidationError(
+                {
+                    "expires_at": ValidationError(
+                        f"A token lasts {longest} days at most: choose an expiry "
+                        f"on or before {now + timedelta(days=longest):%Y-%m-%d}.",
+                        code="expiry_too_far",
+                    )
+                }
+            )
+        if self.expires_at and self.expires_at <= now:
+            raise ValidationError(
+                {
+                    "expires_at": ValidationError(
+                        "The expiry has passed: choose one in the future.",
+                        code="expiry_passed",
+                    )
+                }
+            )
+        most = settings.API_TOKEN_MAX_PER_USER
+        if (
+            self.user_id
+            and ApiToken.objects.usable().filter(user=self.user_id).count() >= most
+        ):
+            raise ValidationError(
+                f"You hold {most} usable API tokens, the most one person may: "
+                "revoke one you no longer use before making another.",
+                code="too_many_tokens",
+            )
 
     def issue_secret(self):
         """Make this token's secret, keep its digest, and return it: the only

@@ -22,7 +22,6 @@ bomb stops there, whatever its headers say). Only the folder is unpacked.
 import io
 import lzma
 import posixpath
-import re
 import stat
 import zipfile
 import zlib
@@ -33,6 +32,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
+from formats.folders import DRIVE_RE, OutsideFolder, within
 from formats.madr import DECISION_NAMES, name_parts
 
 READABLE = {
@@ -41,7 +41,6 @@ READABLE = {
     zipfile.ZIP_BZIP2: "bzip2",
     zipfile.ZIP_LZMA: "LZMA",
 }
-DRIVE_RE = re.compile(r"[A-Za-z]:")
 # What macOS's Finder adds to an archive besides the files: resource forks.
 FINDER_EXTRAS = "__MACOSX/"
 CHUNK = 1024 * 1024
@@ -206,17 +205,18 @@ def unpack(data, found, target):
     """
     archive = open_archive(data, found.name)
     target = Path(target)
-    root = target.resolve()
     limit = settings.IMPORT_MAX_UNPACKED_BYTES
     written = 0
     for info in found.members:
         entry = info.filename
-        path = (target / entry_path(info)).resolve()
-        if not path.is_relative_to(root):
+        try:
+            path = within(target, entry_path(info))
+        except OutsideFolder as error:
             raise refuse(
-                f"{found.name}: the entry “{entry}” leads outside the archive.",
+                f"{found.name}: the entry “{entry}” is refused: {error}. Nothing "
+                "in an archive may lead outside it.",
                 "unsafe_entry",
-            )
+            ) from None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -248,7 +248,7 @@ def unpack(data, found, target):
                 f"({error.strerror or error}).",
                 "unpack",
             ) from error
-    return target / found.folder if found.folder else target
+    return within(target, found.folder) if found.folder else target
 
 
 # What zipfile and the decompressors raise for an entry whose bytes are not

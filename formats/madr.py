@@ -23,6 +23,7 @@ MADR file.
 """
 
 import datetime
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from catalogue.models import DecisionFormat, DecisionRelationKind, DecisionStatu
 from catalogue.models.decision import STATUS_TEXT_MAX_LENGTH, TITLE_MAX_LENGTH
 from catalogue.text import describe, replaced, unsafe_character
 from formats import safe_yaml, written_dates
+from formats.folders import OutsideFolder, is_within, within
 from formats.problems import Problem
 
 # A decision file's name: a number ("0026-title.md", "0026_title.md",
@@ -977,15 +979,20 @@ def read_text(path, name=None):
         )
 
 
-def _read_images(parsed, folder, root):
-    """The images the body shows, from the file's own ``folder`` within the
-    decision folder ``root``."""
+def _read_images(parsed, root):
+    """The images the body shows, each from beside the file (its ``name``'s
+    folder) within the decision folder ``root``: one outside it, through
+    ``..`` or a link, is not read."""
+    beside = posixpath.dirname(parsed.name) or "."
     for src in image_sources(parsed.body):
         name = image_name(src)
         if name is None or name in parsed.images:
             continue
-        path = (folder / name).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        try:
+            path = within(root, beside, name)
+        except OutsideFolder:
+            path = None
+        if path is None or not path.is_file():
             parsed.note(0, f"image {src!r} is not in the folder; left out")
             continue
         data = path.read_bytes()
@@ -1017,11 +1024,12 @@ DECISION_SHAPE_RE = re.compile(
 SKIPPED_FOLDERS = {"node_modules", "__macosx"}
 
 
-def _markdown_files(folder, skip):
+def _markdown_files(folder, skip, notes):
     """Every ``.md`` file under ``folder``, its sub-folders (by year, by area)
     included, as ``(path, name)`` with ``name`` its path within ``folder``;
     hidden folders, ``skip`` (names within ``folder``) and a repository's
-    tool folders left out. In name order."""
+    tool folders left out, and a link leading outside ``folder`` left out
+    with a note in ``notes``. In name order."""
     found = []
     for path in folder.rglob("*"):
         name = path.relative_to(folder).as_posix()
@@ -1033,13 +1041,22 @@ def _markdown_files(folder, skip):
         if any(name == place or name.startswith(f"{place}/") for place in skip):
             continue
         if path.suffix.lower() == ".md" and (path.is_file() or path.is_symlink()):
+            if not is_within(folder, name):
+                # A link to a file elsewhere on the host is not the folder's.
+                notes.append(
+                    Problem(
+                        0, "left out: a link to a file outside the folder", file=name
+                    )
+                )
+                continue
             found.append((path, name))
     return sorted(found, key=lambda item: item[1])
 
 
-def parse_folder(folder, *, skip=()):
+def parse_folder(folder, *, skip=(), shown=None):
     """``(decisions, problems, notes)`` for every decision file of ``folder``
-    and of its sub-folders (but ``skip``, names of sub-folders).
+    and of its sub-folders (but ``skip``, names of sub-folders); a problem
+    of the whole folder names it as ``shown`` (its own name, unless told).
 
     The only problem is a folder in which no file reads as a decision; a
     file that is not text is left out, with a note, as are templates and
@@ -1049,7 +1066,7 @@ def parse_folder(folder, *, skip=()):
     folder = Path(folder)
     root = folder.resolve()
     texts, notes = [], []
-    for path, name in _markdown_files(folder, skip):
+    for path, name in _markdown_files(folder, skip, notes):
         numbered = name_parts(name) is not None
         base = name.rsplit("/", 1)[-1]
         if numbered and NUMBERED_TEMPLATE_RE.fullmatch(base):
@@ -1083,7 +1100,7 @@ def parse_folder(folder, *, skip=()):
         if (found := META_RE.fullmatch(line)) is not None
     )
     decisions, claimed = [], {}
-    for path, name, text in texts:
+    for _, name, text in texts:
         parsed = parse_decision(name, text, date_order=order)
         if parsed.number is not None and parsed.number in claimed:
             # Files of one number (written on parallel branches, or in two
@@ -1097,7 +1114,7 @@ def parse_folder(folder, *, skip=()):
                 f"the number's {_ordinal(parsed.twin)}",
             )
         claimed.setdefault(parsed.number, []).append(name)
-        _read_images(parsed, path.parent, root)
+        _read_images(parsed, root)
         notes.extend(parsed.notes)
         decisions.append(parsed)
     problems = []
@@ -1106,7 +1123,7 @@ def parse_folder(folder, *, skip=()):
             Problem(
                 0,
                 f"holds no decision file: looked for {DECISION_NAMES}",
-                file=folder.name or str(folder),
+                file=shown or folder.name or str(folder),
             )
         )
     return decisions, problems, notes

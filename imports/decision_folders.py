@@ -27,6 +27,7 @@ from catalogue.models import (
     DecisionRelation,
     content_digest,
 )
+from formats.folders import OutsideFolder, within
 from formats.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
 from formats.problems import ImportRefused, Problem
 from imports import progress
@@ -53,14 +54,22 @@ class _Match:
         return self.outcome not in {"kept as edited", "held"}
 
 
-def import_decisions(folder, *, log=None, prefix=None, user=None, via=None):
+def import_decisions(folder, *, log=None, prefix=None, user=None, via=None, shown=None):
     """Create or update the decision records of a folder of Markdown files in
     the decision log named ``log`` (made if new, with ``prefix``), or in the
     record's own log; the audit trail names ``user`` and says what imported
-    the folder (``via``: the command and the folder, unless told).
+    the folder (``via``: the command and the folder, unless told). Problems
+    name the folder as ``shown`` (its own name, unless told).
 
     A folder an export wrote (it holds ``decision-logs.json``), imported into
-    no named log, brings back every log it lists, each from its folder.
+    no named log, brings back every log it lists, each from its folder. Each
+    entry of that list is checked before anything is read: its folder must be
+    a folder inside this one (a path leading elsewhere, absolute, through
+    ``..`` or a link, is never read), its name and prefix what ``open_log``
+    takes (``actions.decisions.check_log``, which the admin's form asks too).
+    An entry that is not is left out, with a note naming the entry and its
+    field, and the other logs are imported; a list of which no entry can be
+    read is refused whole.
 
     All or nothing: a folder in which no file reads as a decision raises
     ImportRefused and nothing is written; what a file says that the record
@@ -72,45 +81,148 @@ def import_decisions(folder, *, log=None, prefix=None, user=None, via=None):
     """
     folder = Path(folder)
     via = via or f"import_decisions {folder}"
-    listed = folder / LOGS_FILE
+    listed = _logs_file(folder)
     with bulk_change(user=user, via=via):
-        if log is None and listed.is_file():
+        if log is None and listed is not None:
             report = ImportReport(notes=[])
-            entries = _listed_logs(listed)
-            places = [entry["folder"] for entry in entries]
+            entries = _listed_logs(folder, listed, report)
             for entry in entries:
                 # Each log's folder is read without the others' inside it.
                 skip = [
-                    place for place in places if entry["folder"] == "." and place != "."
+                    other["path"].relative_to(entry["path"]).as_posix()
+                    for other in entries
+                    if other["path"] != entry["path"]
+                    and other["path"].is_relative_to(entry["path"])
                 ]
                 _import_log(
-                    folder / entry["folder"],
+                    entry["path"],
                     entry,
                     user=user,
                     via=via,
                     report=report,
                     skip=skip,
+                    shown=entry["shown"],
                 )
             return report
         entry = {"name": log, "prefix": prefix}
-        return _import_log(folder, entry, user=user, via=via)
+        return _import_log(folder, entry, user=user, via=via, shown=shown)
 
 
-def _listed_logs(listed):
+def _logs_file(folder):
+    """The folder's ``decision-logs.json``, or None: a link to a file outside
+    the folder is not its list."""
+    try:
+        listed = within(folder, LOGS_FILE)
+    except OutsideFolder:
+        return None
+    return listed if listed.is_file() else None
+
+
+# The fields of an entry of decision-logs.json, as export_decisions writes
+# them; prefix and format may be left out (ADR, and the files' own shape).
+LOG_FIELDS = ("name", "prefix", "format", "folder")
+REQUIRED_LOG_FIELDS = ("name", "folder")
+
+
+def _listed_logs(folder, listed, report):
+    """The entries of ``listed`` that can be imported, each with the
+    ``path`` of its folder inside ``folder``; those that cannot, noted in
+    ``report`` by entry and field. ImportRefused when the file is not a list
+    of logs, or none of its entries can be imported."""
     try:
         entries = json.loads(listed.read_text(encoding="utf-8"))
-        return [
-            {key: str(entry[key]) for key in ("name", "prefix", "format", "folder")}
-            for entry in entries
-        ]
-    except (ValueError, TypeError, KeyError) as error:
+    except (ValueError, RecursionError) as error:
         raise ImportRefused(
             [Problem(0, f"is not a list of decision logs: {error}", file=LOGS_FILE)]
         ) from None
+    if not isinstance(entries, list) or not entries:
+        raise ImportRefused(
+            [
+                Problem(
+                    0,
+                    "is not a list of decision logs: a JSON list of objects "
+                    f"with {', '.join(LOG_FIELDS)}",
+                    file=LOGS_FILE,
+                )
+            ]
+        )
+    taken, problems, addresses = [], [], {}
+    for number, entry in enumerate(entries, start=1):
+        try:
+            checked = _listed_log(folder, entry)
+            # Two names of one address would be one log's, the second refused
+            # after the first was imported.
+            slug = slugify(actions.decisions.log_name(checked["name"]))
+            other = addresses.setdefault(slug, checked["name"].casefold())
+            if slug and other != checked["name"].casefold():
+                raise _EntryRefused(
+                    entry,
+                    "name",
+                    f"gives the address /decisions/{slug}/, another entry's",
+                )
+            taken.append(checked)
+        except _EntryRefused as error:
+            problems.append(
+                Problem(
+                    0,
+                    f"entry {number}{error.named}, {error.field}: {error.message}; "
+                    "the log is left out",
+                    file=LOGS_FILE,
+                )
+            )
+    if not taken:
+        raise ImportRefused(problems)
+    report.notes.extend(problems)
+    return taken
 
 
-def _import_log(folder, entry, *, user, via, report=None, skip=()):
-    parsed_files, problems, notes = parse_folder(folder, skip=skip)
+class _EntryRefused(Exception):
+    def __init__(self, entry, field, message):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        self.named = f" (“{name}”)" if isinstance(name, str) and name else ""
+        self.field, self.message = field, message
+        super().__init__(message)
+
+
+def _listed_log(folder, entry):
+    """One entry of decision-logs.json, checked (``import_decisions``)."""
+    if not isinstance(entry, dict):
+        raise _EntryRefused(
+            entry, "entry", f"is not an object with {', '.join(LOG_FIELDS)}"
+        )
+    for key in LOG_FIELDS:
+        value = entry.get(key)
+        if key in REQUIRED_LOG_FIELDS and value is None:
+            raise _EntryRefused(entry, key, "is missing")
+        if value is not None and not isinstance(value, str):
+            raise _EntryRefused(entry, key, "is not text")
+    place = entry["folder"]
+    try:
+        path = within(folder, place)
+    except OutsideFolder as error:
+        raise _EntryRefused(entry, "folder", f"“{place}” is refused: {error}") from None
+    if not path.is_dir():
+        raise _EntryRefused(entry, "folder", f"“{place}” is not a folder in it")
+    try:
+        actions.decisions.check_log(
+            name=entry["name"],
+            prefix=entry.get("prefix") or None,
+            log_format=entry.get("format") or None,
+        )
+    except ValidationError as error:
+        fields = error.error_dict if hasattr(error, "error_dict") else {"name": [error]}
+        field, errors = next(iter(fields.items()))
+        message = " ".join(message for e in errors for message in e.messages)
+        raise _EntryRefused(entry, field, message) from None
+    return {
+        **{key: entry.get(key) or "" for key in LOG_FIELDS},
+        "path": path,
+        "shown": f"{place.rstrip('/')}/" if place != "." else "the folder's top",
+    }
+
+
+def _import_log(folder, entry, *, user, via, report=None, skip=(), shown=None):
+    parsed_files, problems, notes = parse_folder(folder, skip=skip, shown=shown)
     report = report or ImportReport(notes=[])
     report.notes.extend(notes)
     if problems:
@@ -439,9 +551,10 @@ def _row(decision, relation, other):
     return (source.pk, relation.kind, target.pk)
 
 
-def decision_file_name(decision):
-    """The file a record is written to: its own file's name, kept at import."""
-    if decision.source_name:
+def decision_file_name(decision, *, kept=True):
+    """The file a record is written to: its own file's name, kept at import
+    (unless not ``kept``), else one made from its number and title."""
+    if decision.source_name and kept:
         return decision.source_name
     twin = f"-{decision.twin}" if decision.twin != 1 else ""
     return f"{decision.number:04d}{twin}-{slugify(decision.title) or 'decision'}.md"
@@ -472,6 +585,7 @@ def export_decisions(folder):
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    folder = folder.resolve()
     logs = list(
         DecisionLog.objects.filter(decisions__published_at__isnull=False).distinct()
     )
@@ -480,7 +594,7 @@ def export_decisions(folder):
         place = "." if log.is_own else log.slug
         written += [
             name if log.is_own else f"{log.slug}/{name}"
-            for name in _export_log(log, folder / place)
+            for name in _export_log(log, within(folder, place))
         ]
         listed.append(
             {
@@ -490,7 +604,7 @@ def export_decisions(folder):
                 "folder": place,
             }
         )
-    (folder / LOGS_FILE).write_text(
+    within(folder, LOGS_FILE).write_text(
         json.dumps(listed, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
     return written
@@ -509,21 +623,28 @@ def _export_log(log, folder):
         relations[source][FORWARD_KEYS[relation.kind]].append(names[target])
         relations[target][INVERSE_KEYS[relation.kind]].append(names[source])
     folder.mkdir(parents=True, exist_ok=True)
-    root = folder.resolve()
     written = []
     for decision in decisions:
         keys = relations[decision.pk]
         ordered = {key: keys[key] for key in RELATION_KEYS if key in keys}
-        path = folder / names[decision.pk]
+        # A name kept at import, or an image's, is written inside the log's
+        # folder or not at all.
+        try:
+            path = within(folder, names[decision.pk])
+        except OutsideFolder:
+            path = within(folder, decision_file_name(decision, kept=False))
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(
             format_decision(decision, ordered, log.format, path.name),
             encoding="utf-8",
         )
         written.append(path.name)
         for image in decision.images.all():
-            target = (folder / image.name).resolve()
-            if target.is_relative_to(root):
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(bytes(image.data))
-                written.append(image.name)
+            try:
+                target = within(folder, image.name)
+            except OutsideFolder:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(bytes(image.data))
+            written.append(image.name)
     return written

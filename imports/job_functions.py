@@ -117,6 +117,7 @@ def import_decision_folder(*, file_name, original_name, user_id, log=""):
                     log=log or None,
                     user=user,
                     via=f"the admin's import of {original_name} ({found.where})",
+                    shown=found.where,
                 )
     except ValidationError as error:
         raise ValueError(f"{' '.join(error.messages)} Nothing was written.") from error

@@ -40,7 +40,14 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import IntegrityError, connections, transaction
+from django.db import (
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
 from django.db.models import Sum
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
@@ -69,6 +76,14 @@ LOST = (
     "did not answer); nothing was written. Start it again."
 )
 LOST_AFTER = datetime.timedelta(minutes=1)
+DATABASE_FAILED = (
+    "The database stopped answering while the job ran ({error}); its work was "
+    "one transaction, so nothing was written. Start it again once the "
+    "database is back."
+)
+# What the database driver raises when the database itself stopped answering
+# (restarted, shut down, the connection cut), unlike a query it refused.
+DATABASE_LOST = (OperationalError, InterfaceError)
 UNREACHABLE = (
     "The background-job queue cannot be reached (its Redis does not answer), so "
     "the job was not started and nothing was written. Try again once it is back."
@@ -298,6 +313,10 @@ def _forget_upload(key):
         logger.warning("The upload %s could not be removed: %r", key, error)
 
 
+def _verdict_key(job_id):
+    return f"job:{job_id}:verdict"
+
+
 def _fail(job, why):
     """Mark ``job`` failed for ``why`` and remove its upload, unless it finished
     meanwhile: its own verdict stands."""
@@ -313,6 +332,28 @@ def _fail(job, why):
     job.refresh_from_db()
 
 
+def _fail_here(job, why):
+    """``_fail`` from the job's own process, whose database may have gone:
+    tried again on a new connection, and else ``why`` is kept in the shared
+    cache, so that whoever sees the job ended tells what happened, not that
+    its worker died."""
+    try:
+        _fail(job, why)
+        return
+    except DATABASE_LOST:
+        if connection.in_atomic_block:
+            raise
+        connection.close()
+    try:
+        _fail(job, why)
+    except DATABASE_LOST:
+        try:
+            cache.set(_verdict_key(job.pk), why, settings.JOBS_RESULT_SECONDS)
+        except (RedisError, OSError):
+            logger.warning("Job %s: why it failed could not be kept", job.pk)
+        raise
+
+
 def run(job_id):
     """Run the job ``job_id``: what the worker calls."""
     job = Job.objects.get(pk=job_id)
@@ -324,6 +365,9 @@ def run(job_id):
     except ValueError as error:
         # The job's own refusal (a file it cannot read): told, not logged.
         why = str(error)
+    except DATABASE_LOST as error:
+        logger.exception("Job %s (%s) lost its database", job_id, job.title)
+        why = DATABASE_FAILED.format(error=f"{type(error).__name__}: {error}".strip())
     except Exception as error:
         logger.exception("Job %s (%s) failed", job_id, job.title)
         why = f"Failed: {type(error).__name__}: {error}"
@@ -334,7 +378,7 @@ def run(job_id):
         _current.reset(token)
         _run_finishers()
     if why is not None:
-        _fail(job, why)
+        _fail_here(job, why)
         return
     job.state = Job.State.FINISHED
     job.summary = summary
@@ -468,7 +512,19 @@ def refresh_all(jobs):
                 Job.objects.unfinished().filter(pk=job.pk).update(summary=why)
             job.refresh_from_db()
         elif why:
+            if why == GONE:
+                # Its process ended after saying why it failed.
+                why = _recorded_verdict(job) or why
             _fail(job, why)
+
+
+def _recorded_verdict(job):
+    """Why the job's own process said it failed, when it could not write it
+    (``_fail_here``), or None."""
+    try:
+        return cache.get(_verdict_key(job.pk))
+    except (RedisError, OSError):
+        return None
 
 
 def _verdict(job, status):

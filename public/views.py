@@ -672,7 +672,7 @@ def decision_log(kwargs):
         if log is None:
             return DecisionLog(**OWN_LOG)
         return log
-    log = DecisionLog.objects.filter(slug=kwargs["log"], is_own=False).first()
+    log = DecisionLog.objects.public().filter(slug=kwargs["log"], is_own=False).first()
     if log is None:
         raise Http404(f"No decision log {kwargs['log']}.")
     return log
@@ -763,9 +763,13 @@ class DecisionRecordListView(ListView):
             offered[self.chosen] = DecisionRecord.Status(
                 "" if self.chosen == "none" else self.chosen
             ).label
-        logs = DecisionLog.objects.filter(
-            decisions__published_at__isnull=False
-        ).distinct()
+        # The other logs with a record to read (the own log's page shows
+        # none while it holds none).
+        logs = (
+            DecisionLog.objects.public()
+            .filter(decisions__published_at__isnull=False)
+            .distinct()
+        )
         context = super().get_context_data(
             log=self.log,
             logs=[log for log in logs if log.pk != self.log.pk],

@@ -1,6 +1,7 @@
 import hashlib
 import json
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -21,7 +22,7 @@ from catalogue.models.fields import (
     user_field,
 )
 from catalogue.models.held import HeldEdit, held_constraints
-from catalogue.models.registry import PREFIX_VALIDATOR
+from catalogue.models.registry import PREFIX_VALIDATOR, Registry
 
 OWN_LOG_SLUG = "anthology"
 # The record's own log, as the first decision of a new record makes it.
@@ -35,6 +36,12 @@ OWN_LOG = {
 
 
 class DecisionLogQuerySet(models.QuerySet):
+    def public(self):
+        """Decision logs a reader may see: the record's own, and those holding
+        a published decision record (a log of drafts only has no page)."""
+        published = DecisionRecord.objects.public().filter(log=models.OuterRef("pk"))
+        return self.filter(Q(is_own=True) | models.Exists(published))
+
     def own(self):
         """The record's own log (the preface's ADR-026), or None before any."""
         return self.filter(is_own=True).first()
@@ -93,6 +100,23 @@ class DecisionLog(RecordTextChecked, models.Model):
         if self.is_own:
             return reverse("catalogue:decision-list")
         return reverse("catalogue:log-decision-list", kwargs={"log": self.slug})
+
+    def clean(self):
+        # A new log's names must not read as a document's: LIT-004 names a
+        # document of the registry LIT, in every text, whatever log it is in.
+        if self._state.adding and not self.is_own and self.prefix:
+            registry = Registry.objects.filter(prefix=self.prefix).first()
+            if registry is not None:
+                raise ValidationError(
+                    {
+                        "prefix": ValidationError(
+                            f"{self.prefix} is the prefix of the registry "
+                            f"“{registry.name}” ({self.prefix}-001 names one of "
+                            "its documents): give the log a prefix of its own.",
+                            code="prefix_of_registry",
+                        )
+                    }
+                )
 
 
 TITLE_MAX_LENGTH = 500

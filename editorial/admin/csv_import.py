@@ -4,8 +4,11 @@ reads the rows; the job functions are ``imports.job_functions``)."""
 
 import uuid
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -22,6 +25,7 @@ from imports.resources import DocumentResource, TopicResource
 from jobs import runner
 from jobs.models import Job
 from jobs.views import start_job
+from pagecache.backends import CACHE_ERRORS
 
 
 class CSVImportForm(ImportForm):
@@ -103,6 +107,9 @@ class CSVImportMixin(ImportMixin):
             arguments__file_name=form.cleaned_data["import_file_name"],
             arguments__dry_run=True,
         )
+        if _upload_gone(checked):
+            # Its page says why, and offers the upload again.
+            return HttpResponseRedirect(checked.page)
         arguments = checked.arguments
         return self._start(
             request, arguments["file_name"], arguments["original_name"], dry_run=False
@@ -190,6 +197,8 @@ class CSVImportMixin(ImportMixin):
             outcome = None  # no longer kept
         if job.state == Job.State.FINISHED and not job.arguments["dry_run"]:
             context["imported"] = True
+        elif outcome is not None and (gone := _upload_gone(job)):
+            context["upload_gone"] = gone
         elif outcome is not None and not outcome.has_problems:
             context["confirm_form"] = self.get_confirm_form_class(request)(
                 initial={
@@ -204,6 +213,38 @@ class CSVImportMixin(ImportMixin):
 
 
 IMPORT_JOB = "imports.job_functions.import_csv"
+
+
+def _upload_gone(dry_run):
+    """Why the upload ``dry_run`` checked can no longer be imported (a failed
+    import takes its upload along; a kept one expires), or "" while it is
+    kept (or the cache cannot say: the import then tells)."""
+    key = import_jobs.upload_storage(dry_run.arguments["file_name"]).key
+    try:
+        if cache.has_key(key):
+            return ""
+    except CACHE_ERRORS:
+        return ""
+    imported = Job.objects.filter(
+        function=IMPORT_JOB,
+        arguments__file_name=dry_run.arguments["file_name"],
+        arguments__dry_run=False,
+    ).first()
+    name = dry_run.arguments["original_name"]
+    if imported is not None and imported.state == Job.State.FAILED:
+        why = f"Its import failed, and the upload went with it: {imported.summary}"
+    elif imported is not None and imported.state == Job.State.FINISHED:
+        why = f"It was imported: {imported.summary}"
+    else:
+        minutes = settings.JOBS_UPLOAD_SECONDS // 60
+        why = (
+            "The upload is no longer kept: an upload waits for its import "
+            f"{minutes} minutes at most."
+        )
+    return (
+        f"{name} can no longer be imported from this dry run. {why} Upload the "
+        "file again for a new dry run."
+    )
 
 
 class DocumentImportMixin(CSVImportMixin):

@@ -11,7 +11,9 @@ archive keeps its paths and is checked once, as one file.
 """
 
 from django import forms
+from django.core.exceptions import ValidationError
 
+from actions.decisions import check_log, log_name
 from catalogue.text import RecordTextForm
 from editorial.admin.upload_jobs import UploadImportMixin
 from editorial.admin.uploads import upload_bytes
@@ -42,6 +44,16 @@ class DecisionFolderForm(RecordTextForm, forms.Form):
         widget=forms.ClearableFileInput(attrs={"accept": ".zip,application/zip"}),
     )
 
+    def clean_log(self):
+        # The rules of a log's name are open_log's, asked before the upload is
+        # kept; a folder's own list of logs is held to the same.
+        name = log_name(self.cleaned_data.get("log", ""))
+        try:
+            check_log(name=name)
+        except ValidationError as error:
+            raise ValidationError(error.messages) from None
+        return name
+
     def clean_archive(self):
         upload = self.cleaned_data["archive"]
         upload.data = upload_bytes(upload)
@@ -51,7 +63,7 @@ class DecisionFolderForm(RecordTextForm, forms.Form):
     def clean(self):
         cleaned = super().clean()
         if "archive" in cleaned:
-            cleaned["archive"].log = " ".join(cleaned.get("log", "").split())
+            cleaned["archive"].log = cleaned.get("log", "")
         return cleaned
 
 

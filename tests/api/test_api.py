@@ -268,18 +268,89 @@ def test_behind_the_proxy_the_client_is_the_forwarded_address(client, settings):
     assert forged == [200, 429]
 
 
-def test_tokens_are_limited_per_token(client, people, settings):
+def test_tokens_are_limited_per_user_whatever_their_number(client, people, settings):
     settings.API_TOKEN_RATE = "2/minute"
     _, secret = make_token(people["editor"])
     _, other = make_token(people["editor"])
+    _, someone_elses = make_token(people["publisher"])
 
-    answers = [client.get("/api/", **bearer(secret)).status_code for _ in range(3)]
+    answers = [client.get("/api/", **bearer(secret)).status_code for _ in range(2)]
+    refused = client.get("/api/", **bearer(other))
 
-    assert answers == [200, 200, 429]
-    assert client.get("/api/", **bearer(other)).status_code == 200
-    # The export counts against the same token.
+    # A second token of the same member draws on the same budget.
+    assert answers == [200, 200]
+    assert refused.status_code == 429
+    assert refused.json()["detail"] == (
+        "Too many requests: at most 2/minute for this token's user, all of their "
+        "tokens together."
+    )
+    assert client.get("/api/", **bearer(someone_elses)).status_code == 200
+    # The export counts against the same budget.
     export = client.get(reverse("catalogue:export-topics"), **bearer(secret))
     assert export.status_code == 429
+
+
+ADD_TOKEN = "/admin/api/apitoken/add/"
+
+
+def add_token(client, expires_at):
+    return client.post(
+        ADD_TOKEN,
+        {
+            "name": "nightly export",
+            "expires_at_0": f"{expires_at:%Y-%m-%d}",
+            "expires_at_1": f"{expires_at:%H:%M:%S}",
+        },
+    )
+
+
+def test_a_token_may_not_outlast_the_longest_expiry(client, people, settings):
+    settings.API_TOKEN_MAX_DAYS = 365
+    client.force_login(people["editor"])
+    far = timezone.now() + timedelta(days=366)
+
+    response = add_token(client, far.replace(year=9999, month=12, day=31))
+    within = add_token(client, timezone.now() + timedelta(days=364))
+
+    assert response.status_code == 200
+    longest = timezone.now() + timedelta(days=365)
+    assert response.context["adminform"].form.errors["expires_at"] == [
+        f"A token lasts 365 days at most: choose an expiry on or before "
+        f"{longest:%Y-%m-%d}."
+    ]
+    assert within.status_code == 200  # The page showing the secret once.
+    assert list(ApiToken.objects.values_list("user__username", flat=True)) == ["ed"]
+
+
+def test_a_token_may_not_expire_in_the_past(client, people):
+    client.force_login(people["editor"])
+
+    response = add_token(client, timezone.now() - timedelta(days=1))
+
+    assert response.context["adminform"].form.errors["expires_at"] == [
+        "The expiry has passed: choose one in the future."
+    ]
+    assert not ApiToken.objects.exists()
+
+
+def test_a_member_holds_at_most_so_many_usable_tokens(client, people, settings):
+    settings.API_TOKEN_MAX_PER_USER = 2
+    client.force_login(people["editor"])
+    soon = timezone.now() + timedelta(days=30)
+    make_token(people["editor"], revoked_at=timezone.now())
+    make_token(people["editor"], expires_at=timezone.now() - timedelta(days=1))
+    make_token(people["publisher"])
+    make_token(people["publisher"])
+
+    made = [add_token(client, soon).status_code for _ in range(2)]
+    refused = add_token(client, soon)
+
+    assert made == [200, 200]
+    assert refused.context["adminform"].form.non_field_errors() == [
+        "You hold 2 usable API tokens, the most one person may: revoke one you no "
+        "longer use before making another."
+    ]
+    assert ApiToken.objects.usable().filter(user=people["editor"]).count() == 2
 
 
 def test_an_api_answer_is_fresh_on_the_next_request_after_a_change(

@@ -277,10 +277,12 @@ def test_a_job_pages_queries_and_its_kept_result_do_not_grow_with_the_file(
     for first, count in [(1, 3), (100, 400)]:
         checked = preview(admin_client, numbered(first, count))
         imported = confirm(admin_client, checked)
-        for url in [checked.redirect_chain[-1][0], imported.url]:
+        # The dry run's page, once its import took the upload, also reads
+        # that import, to say why it offers no Confirm.
+        for url, queries in [(checked.redirect_chain[-1][0], 6), (imported.url, 5)]:
             job = Job.objects.get(page=url)
             sizes.append(len(pickle.dumps(runner.result_of(job))))
-            with django_assert_num_queries(5):
+            with django_assert_num_queries(queries):
                 pages.append(admin_client.get(url + "?page=2"))
 
     assert [page.status_code for page in pages] == [200] * 4

@@ -3,7 +3,8 @@
 A crawl of the whole public site (every page a link, a sitemap or a feed
 leads to, the citation downloads included) is taken; then drafts, documents
 in review, pending revisions, a draft decision record superseding a public
-one and a registry holding only drafts are added through the services, each
+one, a registry holding only drafts and a decision log holding only drafts
+are added through the services, each
 naming public records (a draft naming a public document's author, with a
 co-author and a venue of its own, and a pending revision renaming an author
 too). The crawl is taken again: every page must still be
@@ -206,6 +207,17 @@ def add_unpublished_state(publisher, editor, documents):
         user=publisher,
         supersedes=list(actions.decisions.DecisionRecord.objects.filter(number=3)),
     )
+    # A team's log holding only a draft: no page, feed, image or API answer.
+    drafts_only = actions.decisions.open_log(
+        name="Drafts only", prefix="DRAFTLOG", user=publisher, via="a test"
+    )
+    actions.decisions.save_decision(
+        decision=actions.decisions.DecisionRecord(
+            log=drafts_only, number=1, title="A draft of a log of drafts"
+        ),
+        user=publisher,
+        supersedes=[],
+    )
     published = actions.decisions.DecisionRecord.objects.get(number=5)
     published.body = "A pending body citing LIT-009."
     actions.decisions.save_decision(decision=published, user=publisher, supersedes=[])
@@ -259,6 +271,13 @@ def test_unpublished_state_changes_no_public_page(
         "/api/tags/secret-tag/",
         "/api/tags/unseen/",
         "/api/decision-logs/anthology/records/ADR-099/",
+        "/decisions/drafts-only/",
+        "/decisions/drafts-only/?status=accepted",
+        "/decisions/drafts-only/feed/",
+        "/decisions/drafts-only/DRAFTLOG-001/",
+        "/api/decision-logs/drafts-only/",
+        "/api/decision-logs/drafts-only/records/",
+        "/api/decision-logs/drafts-only/records/DRAFTLOG-001/",
     ],
 )
 def test_unpublished_records_have_no_page(
