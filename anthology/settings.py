@@ -526,6 +526,9 @@ SPECTACULAR_SETTINGS = {
 }
 # Where an API token is accepted: the API and the staff CSV exports.
 API_TOKEN_PATHS = ["/api/", "/export/"]
+# Where an Authorization header makes an answer its user's own: elsewhere the
+# page cache serves it the page every reader gets.
+PAGE_CACHE_CREDENTIAL_PATHS = API_TOKEN_PATHS
 # Where anonymous requests are limited per client address.
 API_ANONYMOUS_PATH = "/api/"
 API_TOKEN_RATE = env.read("API_TOKEN_RATE")
