@@ -13,7 +13,8 @@ urlpatterns = [
     path("", include("public.urls")),
 ]
 
-# The reading room's error pages; 404 and 500 are Django's views with the
+# The error pages: 400 a problem under /api/ and the reading room's page
+# elsewhere; 404 and 500 are Django's views with the
 # site's 404.html and 500.html (a page without queries: it renders with the
 # database down).
-handler400 = "public.views.bad_request"
+handler400 = "api.problems.bad_request"
