@@ -12,22 +12,30 @@ import re
 from base64 import b64decode, b64encode
 from urllib import parse
 
+from django.conf import settings
 from rest_framework.pagination import Cursor, CursorPagination
 
 from api.problems import refused
 from catalogue.addresses import absolute_url
 from pagecache.queries import canonical_number
 
-# The largest page a list gives: its uncached render stays within a few
-# hundred milliseconds and under a megabyte at the record's size (the
-# figures: bench/results/api-pages.md).
-MAX_PAGE_SIZE = 200
 DEFAULT_PAGE_SIZE = 100
 # What a cursor's parts may hold: an offset within the cutoff, a direction,
 # and a position, a primary key (PostgreSQL's bigint at most).
 OFFSET_CUTOFF = 1000
 POSITION_RE = re.compile(r"[1-9][0-9]{0,18}")
-PAGE_SIZE_RULE = f"a whole number from 1 to {MAX_PAGE_SIZE}"
+
+
+def max_page_size():
+    """The largest page a list gives (``API_MAX_PAGE_SIZE``): it bounds what
+    one uncached page costs (the figures: bench/results/api-pages.md)."""
+    return settings.API_MAX_PAGE_SIZE
+
+
+def page_size_rule():
+    return f"a whole number from 1 to {max_page_size()}"
+
+
 CURSOR_RULE = "a cursor as a list's next or previous address gives it"
 
 
@@ -71,8 +79,8 @@ def read_cursor(encoded):
 def read_page_size(value):
     """The page size ``value`` asks for, or ParameterError."""
     number = canonical_number(value)
-    if number is None or not 1 <= int(number) <= MAX_PAGE_SIZE:
-        raise refused("page_size", f"{PAGE_SIZE_RULE}, not {value!r}.")
+    if number is None or not 1 <= int(number) <= max_page_size():
+        raise refused("page_size", f"Give {page_size_rule()}, not {value!r}.")
     return int(number)
 
 
@@ -84,11 +92,7 @@ class RecordCursorPagination(CursorPagination):
     ordering = "pk"
     page_size = DEFAULT_PAGE_SIZE
     page_size_query_param = "page_size"
-    max_page_size = MAX_PAGE_SIZE
     offset_cutoff = OFFSET_CUTOFF
-    page_size_query_description = (
-        f"Rows a page gives: {PAGE_SIZE_RULE} ({DEFAULT_PAGE_SIZE} unless given)."
-    )
     cursor_query_description = (
         "Where the page starts: the cursor of a list's next or previous "
         "address, as it is written there."
@@ -114,10 +118,14 @@ class RecordCursorPagination(CursorPagination):
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
             if parameter["name"] == self.page_size_query_param:
+                parameter["description"] = (
+                    f"Rows a page gives: {page_size_rule()} "
+                    f"({DEFAULT_PAGE_SIZE} unless given)."
+                )
                 parameter["schema"] = {
                     "type": "integer",
                     "minimum": 1,
-                    "maximum": MAX_PAGE_SIZE,
+                    "maximum": max_page_size(),
                     "default": DEFAULT_PAGE_SIZE,
                 }
             else:

@@ -8,9 +8,9 @@ from urllib.parse import quote
 
 import pytest
 
-from api.pagination import MAX_PAGE_SIZE
-
 pytestmark = pytest.mark.django_db
+
+MAX_PAGE_SIZE = 200
 
 PROBLEM_MEMBERS = {"type", "title", "status", "detail"}
 
