@@ -5,10 +5,15 @@ a cache entry of its own: ``page=1``, ``page=01``, ``page=%31``, ``page=+1``,
 ``page=1%20``, ``page=1&page=1``. The site says what each page reads
 (``PAGE_CACHE_PARAMETERS`` returns a ``Parameters``), and a request spelling
 its query otherwise is redirected to the canonical spelling before the cache
-is read: names in order, each value percent-encoded one way, numbers in
-plain digits, a parameter read once given once (its last value, as Django
-reads it), a set of values each once and in order, empty values and the
-parameters the page does not read (``utm_source``) left out.
+is read: each value percent-encoded one way (as HTML forms and Django's
+``QueryDict.urlencode`` write it: a space is ``+``), numbers in plain
+digits, a parameter read once given once (its last value, as Django reads
+it), each value of a set once, empty values and the parameters the page does
+not read (``utm_source``) left out. Parameters keep the order they came in:
+the site's own links write them in the order its pages read them (the page
+last), and a form in the order of its fields, so sorting them would redirect
+every link a reader follows; the orders of one query are as many as the
+page's parameters allow, a bound of the page's own.
 
 A ``strict`` page (an API's list) refuses what it cannot read instead: it
 is redirected only to re-spell what it would read alike, and is left to
@@ -58,10 +63,12 @@ class Parameters:
         if self.strict and self._refused(query):
             return None
         pairs = []
-        for name in sorted(set(query) & self.names):
+        for name in query:
+            if name not in self.names:
+                continue
             values = [value for value in query.getlist(name) if value != ""]
             if name in self.sets:
-                values = sorted(set(values))
+                values = list(dict.fromkeys(values))
             elif values:
                 values = [values[-1]]
                 if name in self.numbers:

@@ -87,6 +87,7 @@ PAGES = {
     # of documents, topics or registries what the full index and the lists
     # show; a document what its page shows; decision logs what their pages do.
     "api:root": lambda kw: [],
+    "api:problem-type": lambda kw: [],
     "api:document-list": lambda kw: [LISTS, LISTING],
     "api:document-detail": lambda kw: [document_scope(kw["identifier"])],
     "api:topic-list": lambda kw: [LISTS],
