@@ -397,3 +397,44 @@ def test_an_editor_keeps_every_parameter(client, filed):
     response = client.get(filed["first"].get_absolute_url() + "?utm_source=x")
 
     assert response.status_code == 200
+
+
+def test_another_host_or_port_makes_no_cache_entry_of_its_own(
+    client, filed, settings, django_assert_num_queries
+):
+    # ALLOWED_HOSTS allows every port of a name it lists.
+    settings.ALLOWED_HOSTS = ["testserver", "localhost"]
+    path = filed["first"].get_absolute_url()
+    page = client.get(path).content
+    stored = len(cache._cache)
+
+    with django_assert_num_queries(0):
+        answers = [
+            client.get(path, HTTP_HOST=f"localhost:{port}")
+            for port in range(20001, 20021)
+        ]
+
+    assert {answer.content for answer in answers} == {page}
+    assert len(cache._cache) == stored
+    # A host the site does not answer to is refused before the cache is read.
+    assert client.get(path, HTTP_HOST="elsewhere.example").status_code == 400
+
+
+def test_an_authorization_header_on_a_public_page_is_served_from_the_cache(
+    client, filed, django_assert_num_queries
+):
+    paths = [filed["first"].get_absolute_url(), reverse("catalogue:sitemap")]
+    # A token's first request renders and stores the page as anyone's would.
+    client.get(paths[0], HTTP_AUTHORIZATION="Bearer anth_anything")
+    page = client.get(paths[0])
+    client.get(paths[1])
+
+    with django_assert_num_queries(0):
+        answers = [
+            client.get(path, HTTP_AUTHORIZATION="Bearer anth_anything")
+            for path in paths
+        ]
+
+    assert answers[0].content == page.content
+    assert {answer.status_code for answer in answers} == {200}
+    assert "no-store" not in answers[0]["Cache-Control"]
