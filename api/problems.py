@@ -21,6 +21,8 @@ from django.http import HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from public.views import bad_request as page_bad_request
+
 CONTENT_TYPE = "application/problem+json"
 # The problem types of the API's own: their address and title.
 INVALID_PARAMETER = "invalid-parameter"
@@ -135,9 +137,7 @@ def bad_request(request, exception):
     """The 400 answer: under the API, a problem saying what a ``BadRequest``
     said (a NUL in a parameter names it); elsewhere, the site's page."""
     if not is_api(request):
-        from public.views import bad_request as page
-
-        return page(request, exception)
+        return page_bad_request(request, exception)
     if type(exception) is not BadRequest:
         return problem(400, "The request cannot be read.")
     parameter = getattr(exception, "parameter", None)
