@@ -481,6 +481,11 @@ def problem_type(request, name):
     """What a problem type of the API's own means, at its ``type`` address."""
     if name not in problems.TYPES:
         return not_found(request)
+    if request.GET:
+        name = next(iter(request.GET))
+        return problems.response_of(
+            problems.parameter_body({name: [f"This address takes no {name!r}."]})
+        )
     return JsonResponse(
         {
             "type": problems.type_url(name),

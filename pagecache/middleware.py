@@ -4,7 +4,8 @@ Which pages are cached, and on which scopes each depends, the site says
 through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
 ``ResolverMatch`` and returns the page's scopes, or None for a page that is
 never cached. ``PAGE_CACHE_PARAMETERS`` names the query parameters each cached
-page reads; a reader's request with others is redirected without them, so
+page reads (``queries.Parameters``); a reader's request with others, or
+spelling them otherwise than their one spelling, is redirected to it, so
 that only what changes a page makes a cache entry. Everything else here knows
 nothing of what the pages show.
 

@@ -140,6 +140,11 @@ def test_a_single_parameter_given_twice_is_refused(client, public_record):
 def test_a_detail_takes_no_parameter(client, public_record):
     assert_problem(client.get("/api/documents/LIT-004/?x=1"), 400, "x")
     assert_problem(client.get("/api/?cursor=1"), 400, "cursor")
+    problem_type = "/api/problems/invalid-parameter/"
+    assert client.get(problem_type).json()["title"] == (
+        "A query parameter the API cannot read"
+    )
+    assert_problem(client.get(f"{problem_type}?x=1"), 400, "x")
 
 
 def test_a_filter_the_list_cannot_read_names_it(client, public_record):
