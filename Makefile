@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources bench-related
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -195,6 +195,12 @@ bench-related: $(VENV)/.installed-dev
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python bench/api_bench.py --documents $(BENCH_DOCUMENTS)
 	$(BIN)/python bench/oai_bench.py --documents $(BENCH_DOCUMENTS) --json bench/results/oai.json
+
+## bench-api-pages: one uncached API page at 100 to 1,000 rows (time and bytes), the
+## cap (API_MAX_PAGE_SIZE) against 1,000, and the sitemap's index and first section,
+## at 20,000 sample documents (bench/results/api-pages.md)
+bench-api-pages: $(VENV)/.installed-dev
+	$(BIN)/python bench/api_pages_bench.py --documents 20000
 
 ## bench-decisions: every sub-directory of CORPUS_DIR (a local corpus of teams' decision
 ## folders) imported as its own log into an empty SQLite record, a row per folder of what

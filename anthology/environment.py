@@ -629,6 +629,16 @@ VARIABLES: list[Variable] = [
         API,
     ),
     Variable(
+        "API_MAX_PAGE_SIZE",
+        "integer",
+        "200",
+        "The most rows one page of an API list gives (`page_size`); a larger "
+        "`page_size` is refused with 400. It bounds what one uncached page "
+        "costs: at 200 rows about a fifth of a 1,000-row page's time and bytes "
+        "(bench/results/api-pages.md).",
+        API,
+    ),
+    Variable(
         "API_TOKEN_DAYS",
         "integer",
         "90",

@@ -78,6 +78,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: every client error under /api/ is a problem (RFC 9457),
+    # whichever layer answered it.
+    "api.problems.ProblemMiddleware",
     # Before anything reads a header a client may forge or a body: only the
     # trusted proxies say who the client is; bodies are bounded.
     "anthology.edge.TrustedProxyMiddleware",
@@ -496,9 +499,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Compact JSON whatever Accept's parameters ask (``indent``): an answer is
+    # cached for every client alike.
+    "DEFAULT_RENDERER_CLASSES": ["api.renderers.RecordJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [],
     "DEFAULT_SCHEMA_CLASS": "api.schema.RecordAutoSchema",
+    # Every client error is a problem (RFC 9457), naming the parameter refused.
+    "EXCEPTION_HANDLER": "api.problems.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Bytes as stored: typographic quotes and dashes are not escaped.
     "UNICODE_JSON": True,
@@ -509,7 +516,14 @@ SPECTACULAR_SETTINGS = {
         "The record for machines: documents, topics, registries, tags, "
         "people, decision logs and decision records, read-only. Anonymous requests "
         "see what the public pages show; a staff member's API token "
-        "(Authorization: Bearer) sees what its user may see in the admin."
+        "(Authorization: Bearer) sees what its user may see in the admin. "
+        "Every client error is a problem (RFC 9457, application/problem+json: "
+        "type, title, status, detail); a query parameter refused (one the "
+        "address does not take, empty, repeated, or out of its bounds) is a "
+        "400 naming it in `parameter`, with each refused one in "
+        "`invalid-params`. A query spelled otherwise than the API writes it "
+        "(`page_size=050`, parameters out of order) is redirected (301) to "
+        "its canonical spelling."
     ),
     "VERSION": "1",
     "OAS_VERSION": "3.1.0",
@@ -529,10 +543,14 @@ SPECTACULAR_SETTINGS = {
 }
 # Where an API token is accepted: the API and the staff CSV exports.
 API_TOKEN_PATHS = ["/api/", "/export/"]
+# Where an Authorization header makes an answer its user's own: elsewhere the
+# page cache serves it the page every reader gets.
+PAGE_CACHE_CREDENTIAL_PATHS = API_TOKEN_PATHS
 # Where anonymous requests are limited per client address.
 API_ANONYMOUS_PATH = "/api/"
 API_TOKEN_RATE = env.read("API_TOKEN_RATE")
 API_ANONYMOUS_RATE = env.read("API_ANONYMOUS_RATE")
+API_MAX_PAGE_SIZE = env.read("API_MAX_PAGE_SIZE")
 API_TOKEN_DAYS = env.read("API_TOKEN_DAYS")
 API_TOKEN_MAX_DAYS = env.read("API_TOKEN_MAX_DAYS")
 API_TOKEN_MAX_PER_USER = env.read("API_TOKEN_MAX_PER_USER")

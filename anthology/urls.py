@@ -13,8 +13,9 @@ urlpatterns = [
     path("", include("public.urls")),
 ]
 
-# The reading room's error pages; 404 is Django's view with the site's
-# 404.html; 500 is Django's with 500.html (a page without queries: it renders
-# with the database down), or 503 when the database cannot be reached.
-handler400 = "public.views.bad_request"
+# The error pages: 400 a problem under /api/ and the reading room's page
+# elsewhere; 404 is Django's view with the site's 404.html; 500 is Django's
+# with 500.html (a page without queries: it renders with the database down),
+# or 503 when the database cannot be reached.
+handler400 = "api.problems.bad_request"
 handler500 = "anthology.errors.server_error"

@@ -16,17 +16,16 @@ token's user the request's user: a token has its user's permissions and
 nothing more.
 """
 
-import json
 import math
 import time
 from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from api import problems
 from api.models import ApiToken, digest
 from pagecache.backends import CACHE_ERRORS
 
@@ -43,13 +42,9 @@ def parse_rate(rate):
 
 
 def refusal(status, message, **headers):
-    response = HttpResponse(
-        json.dumps({"detail": message}),
-        status=status,
-        content_type="application/json",
-        headers={"Cache-Control": "no-store", **headers},
-    )
-    return response
+    """A problem (RFC 9457), as every client error under the API is; the
+    staff exports answer the same."""
+    return problems.problem(status, message, headers=headers)
 
 
 def over_limit(ident, rate, now=None):

@@ -53,5 +53,6 @@ urlpatterns = [
         name="decision-record-twin",
     ),
     # Any other address under /api/ is answered in JSON, as the API's own are.
+    path("problems/<slug:name>/", views.problem_type, name="problem-type"),
     re_path(r"", views.not_found),
 ]

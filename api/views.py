@@ -5,6 +5,7 @@ querysets); a signed-in editor or a token's user who may view a model in
 the admin also sees its drafts, in the document and decision record views.
 """
 
+import django_filters
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Value
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -21,7 +22,7 @@ from rest_framework import generics, status
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from api import serializers
+from api import problems, serializers
 from api.pagination import RecordCursorPagination
 from catalogue.filters import DecisionRecordFilter, DocumentFilter
 from catalogue.models import (
@@ -53,12 +54,55 @@ def sees_drafts(request, model):
     )
 
 
+# Filters given once for each value they take (``tag=a&tag=b``).
+REPEATABLE_FILTERS = (
+    django_filters.MultipleChoiceFilter,
+    django_filters.ModelMultipleChoiceFilter,
+)
+
+
+def check_parameters(request, taken, repeatable=()):
+    """Refuse, naming it, a query parameter not ``taken``, empty, or given
+    twice when not ``repeatable``: nothing a client sends is ignored."""
+    errors = {}
+    offered = ", ".join(sorted(taken)) or "none"
+    for name, values in request.query_params.lists():
+        if name not in taken:
+            errors[name] = [f"This address takes no {name!r} (it takes: {offered})."]
+        elif "" in values:
+            errors[name] = ["Empty: give a value, or leave the parameter out."]
+        elif len(values) > 1 and name not in repeatable:
+            errors[name] = [f"Given {len(values)} times: give it once."]
+    if errors:
+        raise problems.ParameterError(errors)
+
+
 class RecordView:
-    """What every API view shares: pages by cursor, and answers that say
-    whom they are for. An answer to a token or a session is that user's
-    alone and is never kept by any cache; the page cache keeps the others."""
+    """What every API view shares: pages by cursor, query parameters read
+    or refused, and answers that say whom they are for. An answer to a token
+    or a session is that user's alone and is never kept by any cache; the
+    page cache keeps the others."""
 
     pagination_class = RecordCursorPagination
+
+    def initial(self, request, *args, **kwargs):
+        check_parameters(request, *self.parameters())
+        super().initial(request, *args, **kwargs)
+
+    def parameters(self):
+        """The query parameters this view takes, and those it takes repeated."""
+        if not hasattr(self, "list"):
+            return (), ()
+        filterset = getattr(self, "filterset_class", None)
+        filters = filterset.base_filters if filterset is not None else {}
+        paging = self.pagination_class
+        taken = {paging.cursor_query_param, paging.page_size_query_param, *filters}
+        repeatable = [
+            name
+            for name, filter_ in filters.items()
+            if isinstance(filter_, REPEATABLE_FILTERS)
+        ]
+        return taken, repeatable
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
@@ -423,11 +467,28 @@ ROOT = {
 @api_view(["GET"])
 def api_root(request):
     """Where each of the API's lists, its description and its docs are."""
+    check_parameters(request, ())
     return Response({key: serializers.api_url(name) for key, name in ROOT.items()})
 
 
 def not_found(request):
-    """An address under /api/ that names nothing: 404 in JSON."""
+    """An address under /api/ that names nothing: 404, a problem."""
+    return problems.problem(404, f"The API has nothing at {request.path}.")
+
+
+def problem_type(request, name):
+    """What a problem type of the API's own means, at its ``type`` address."""
+    if name not in problems.TYPES:
+        return not_found(request)
+    if request.GET:
+        name = next(iter(request.GET))
+        return problems.response_of(
+            problems.parameter_body({name: [f"This address takes no {name!r}."]})
+        )
     return JsonResponse(
-        {"detail": f"The API has nothing at {request.path}."}, status=404
+        {
+            "type": problems.type_url(name),
+            "title": problems.TYPES[name],
+            "description": problems.DESCRIPTIONS[name],
+        }
     )

@@ -4,7 +4,8 @@ Which pages are cached, and on which scopes each depends, the site says
 through ``PAGE_CACHE_SCOPES``: the dotted path of a function that takes a
 ``ResolverMatch`` and returns the page's scopes, or None for a page that is
 never cached. ``PAGE_CACHE_PARAMETERS`` names the query parameters each cached
-page reads; a reader's request with others is redirected without them, so
+page reads (``queries.Parameters``); a reader's request with others, or
+spelling them otherwise than their one spelling, is redirected to it, so
 that only what changes a page makes a cache entry. Everything else here knows
 nothing of what the pages show.
 
@@ -25,6 +26,7 @@ import re
 import time
 from email.utils import formatdate
 from functools import cache, lru_cache
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import (
@@ -71,23 +73,20 @@ def _parameters_of_match():
 
 @lru_cache(maxsize=1024)
 def _path_parameters(path):
-    """The query parameters the page at ``path`` reads (it is cached)."""
-    return frozenset(_parameters_of_match()(match_path(path)))
+    """The ``queries.Parameters`` the page at ``path`` reads (it is cached)."""
+    return _parameters_of_match()(match_path(path))
 
 
-def _without_unread_parameters(request):
-    """A redirect to the page without the query parameters it does not read,
-    or None: a parameter the page ignores (``utm_source``) never makes a
-    cache entry of its own."""
-    known = _path_parameters(request.path_info)
-    if set(request.GET) <= known:
+def _to_canonical_query(request):
+    """A redirect to the page's address with its query spelled canonically,
+    or None: a parameter the page ignores (``utm_source``) or another
+    spelling of the same value (``page=01``) never makes a cache entry of
+    its own."""
+    canonical = _path_parameters(request.path_info).canonical(request.GET)
+    if canonical is None or canonical == request.META.get("QUERY_STRING", ""):
         return None
-    kept = request.GET.copy()
-    for name in set(kept) - known:
-        del kept[name]
-    query = kept.urlencode()
     response = HttpResponsePermanentRedirect(
-        request.path + (f"?{query}" if query else "")
+        request.path + (f"?{canonical}" if canonical else "")
     )
     patch_cache_control(response, public=True, max_age=3600)
     return response
@@ -102,25 +101,43 @@ def _path_scopes(path):
         return None
 
 
+def has_credentials(request):
+    """Whether the request carries credentials the site reads: a session, or
+    an ``Authorization`` header at an address that takes one
+    (``PAGE_CACHE_CREDENTIAL_PATHS``: the API's tokens). Elsewhere the header
+    changes nothing on a page, and is no reason to render it again."""
+    return settings.SESSION_COOKIE_NAME in request.COOKIES or (
+        "HTTP_AUTHORIZATION" in request.META
+        and request.path_info.startswith(tuple(settings.PAGE_CACHE_CREDENTIAL_PATHS))
+    )
+
+
 def _cacheable_request(request):
     # A reader without a session is anonymous: deciding it costs no query. A
     # signed-in editor (or anyone with a session) always gets the live page,
-    # and so does a request carrying credentials (an API token).
+    # and so does a request carrying credentials where they count (an API
+    # token).
     return (
         settings.PAGE_CACHE
         and request.method in {"GET", "HEAD"}
-        and settings.SESSION_COOKIE_NAME not in request.COOKIES
-        and "HTTP_AUTHORIZATION" not in request.META
+        and not has_credentials(request)
     )
 
 
 def _page_key(request):
-    # Pages print absolute URLs (canonical links, feeds), so the host counts.
+    # Pages print absolute URLs under the canonical origin (SITE_URL) whatever
+    # Host a request names, so the key is that origin's, never the Host's:
+    # another host or port the site answers to (ALLOWED_HOSTS allows every
+    # port of a name) is no entry of its own. Request.get_host() still
+    # refuses a host the site does not answer to, before the cache is read.
+    # The scheme counts: under HTTPS a plain request is redirected.
     # The version names what a stored page holds: a page kept by an older
     # release (without its headers) is never served by this one.
     # A page is kept gzip-compressed for the readers whose browsers accept it
     # and as it is for the others: two entries.
-    url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    request.get_host()
+    origin = urlsplit(settings.SITE_URL)
+    url = f"{request.scheme}://{origin.netloc.lower()}{request.get_full_path()}"
     encoding = (
         "gzip"
         if ACCEPTS_GZIP_RE.search(request.headers.get("Accept-Encoding", ""))
@@ -185,10 +202,7 @@ def _for_this_reader_only(request, response):
     unless its view declared it the same for everyone."""
     if "public" in response.get("Cache-Control", ""):
         return
-    if (
-        settings.SESSION_COOKIE_NAME in request.COOKIES
-        or "HTTP_AUTHORIZATION" in request.META
-    ):
+    if has_credentials(request):
         # Someone with a session (an editor) or credentials: never kept, never
         # shown to others.
         patch_cache_control(response, private=True, no_store=True)
@@ -276,7 +290,7 @@ class PageCacheMiddleware:
         scopes = _path_scopes(request.path_info)
         if scopes is None:
             return None
-        redirect = _without_unread_parameters(request)
+        redirect = _to_canonical_query(request)
         if redirect is not None:
             return redirect
         # The generations are read before the view reads the database, so a

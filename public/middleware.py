@@ -17,9 +17,16 @@ class RejectNulMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if NUL in request.path_info or any(
-            NUL in key or any(NUL in value for value in values)
-            for key, values in request.GET.lists()
-        ):
+        if NUL in request.path_info:
             raise BadRequest("A NUL character cannot appear in a request.")
+        for key, values in request.GET.lists():
+            if NUL in key or any(NUL in value for value in values):
+                # The parameter is named, as the API's problems name it (a
+                # name holding the NUL is written with it escaped).
+                error = BadRequest(
+                    f"A NUL character cannot appear in a request: in the "
+                    f"parameter {key!r}."
+                )
+                error.parameter = key.replace(NUL, "\\x00")
+                raise error
         return self.get_response(request)

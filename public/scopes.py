@@ -18,11 +18,14 @@ registries, topics, imports):
 - ``topic:<slug>``, ``doc:<identifier>`` and ``decisions``.
 """
 
-from catalogue.filters import DocumentFilter, DocumentTableFilter
+import django_filters
+
+from catalogue.filters import DecisionRecordFilter, DocumentFilter, DocumentTableFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import DecisionRecord, Document, Preface, Reference
 from catalogue.references import find_names
 from pagecache.generations import EVERYTHING
+from pagecache.queries import Parameters
 
 LISTING = "listing"
 LISTS = "lists"
@@ -84,6 +87,7 @@ PAGES = {
     # of documents, topics or registries what the full index and the lists
     # show; a document what its page shows; decision logs what their pages do.
     "api:root": lambda kw: [],
+    "api:problem-type": lambda kw: [],
     "api:document-list": lambda kw: [LISTS, LISTING],
     "api:document-detail": lambda kw: [document_scope(kw["identifier"])],
     "api:topic-list": lambda kw: [LISTS],
@@ -104,29 +108,47 @@ PAGES = {
 }
 
 
-# The query parameters each cached page reads: a list's filters and its page,
-# a search's query too, a document table's sort. Pages not named read none.
-LIST_PARAMETERS = frozenset([*DocumentFilter.base_filters, "page"])
-TABLE_PARAMETERS = frozenset([*DocumentTableFilter.base_filters, "page"])
+# The query parameters each cached page reads, each with how it is written
+# (a list's filters and its page, a search's query too, a document table's
+# sort): another spelling of the same query is redirected to its own. Pages
+# not named read none.
+def filter_parameters(filterset, *, strict=False):
+    """The parameters of ``filterset``'s filters: years are numbers, tags a set."""
+    filters = filterset.base_filters
+    return Parameters(
+        text=[n for n, f in filters.items() if not isinstance(f, (NUMBERS, SETS))],
+        numbers=[n for n, f in filters.items() if isinstance(f, NUMBERS)],
+        sets=[n for n, f in filters.items() if isinstance(f, SETS)],
+        strict=strict,
+    )
+
+
+NUMBERS = django_filters.NumberFilter
+SETS = (django_filters.MultipleChoiceFilter, django_filters.ModelMultipleChoiceFilter)
+PAGE = Parameters(numbers=["page"])
+LIST_PARAMETERS = filter_parameters(DocumentFilter) | PAGE
+TABLE_PARAMETERS = filter_parameters(DocumentTableFilter) | PAGE
+QUERY = Parameters(text=["q"])
+# The API's lists page by cursor, and refuse what they cannot read.
+API_PAGES = Parameters(text=["cursor"], numbers=["page_size"], strict=True)
 PARAMETERS = {
-    "catalogue:search": LIST_PARAMETERS | {"q"},
+    "catalogue:search": LIST_PARAMETERS | QUERY,
     "catalogue:unfiled": TABLE_PARAMETERS,
     "catalogue:registry-detail": TABLE_PARAMETERS,
     "catalogue:tag-detail": TABLE_PARAMETERS,
     "catalogue:topic-detail": TABLE_PARAMETERS,
-    "catalogue:registry-list": {"page"},
-    "catalogue:tag-list": {"page"},
-    "catalogue:people": {"page"},
-    "catalogue:person-detail": {"page"},
-    "catalogue:venue-list": {"page"},
-    "catalogue:venue-detail": {"page"},
-    "catalogue:decision-list": {"page", "status"},
-    "catalogue:log-decision-list": {"page", "status"},
-    "catalogue:sitemap-section": {"p"},
-    "catalogue:search-citation": LIST_PARAMETERS | {"q"},
+    "catalogue:registry-list": PAGE,
+    "catalogue:tag-list": PAGE,
+    "catalogue:people": PAGE,
+    "catalogue:person-detail": PAGE,
+    "catalogue:venue-list": PAGE,
+    "catalogue:venue-detail": PAGE,
+    "catalogue:decision-list": PAGE | Parameters(text=["status"]),
+    "catalogue:log-decision-list": PAGE | Parameters(text=["status"]),
+    "catalogue:sitemap-section": Parameters(numbers=["p"]),
+    "catalogue:search-citation": LIST_PARAMETERS | QUERY,
     "catalogue:topic-citation": LIST_PARAMETERS,
-    # The API's lists page by cursor.
-    "api:document-list": {*DocumentFilter.base_filters, "cursor", "page_size"},
+    "api:document-list": filter_parameters(DocumentFilter, strict=True) | API_PAGES,
     **dict.fromkeys(
         [
             "api:topic-list",
@@ -135,15 +157,20 @@ PARAMETERS = {
             "api:person-list",
             "api:decision-log-list",
         ],
-        frozenset(["cursor", "page_size"]),
+        API_PAGES,
     ),
-    "api:decision-record-list": {"cursor", "page_size", "status"},
+    "api:decision-record-list": filter_parameters(DecisionRecordFilter, strict=True)
+    | API_PAGES,
 }
+# Every other cached page reads no parameter; the API's refuse any.
+NONE = Parameters()
+NONE_STRICT = Parameters(strict=True)
 
 
 def page_parameters(match):
-    """The query parameters the page ``match`` shows reads."""
-    return PARAMETERS.get(match.view_name, frozenset())
+    """The query parameters the page ``match`` shows reads, as ``Parameters``."""
+    default = NONE_STRICT if match.view_name.startswith("api:") else NONE
+    return PARAMETERS.get(match.view_name, default)
 
 
 def page_scopes(match):

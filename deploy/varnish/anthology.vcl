@@ -15,9 +15,11 @@ vcl 4.1;
 # X-Forwarded-Proto to the scheme it serves, "https" on the listen address
 # named "https" (where a TLS terminator such as hitch connects, with the
 # PROXY protocol: `-a https=127.0.0.1:8443,PROXY`), "http" on any other; a
-# page is kept once for each scheme. Request bodies are bounded as the site
-# bounds them (settings BODY_MAX_BYTES, ADMIN_BODY_MAX_BYTES): 65 MiB under
-# /admin/, where imports upload, 1 MiB elsewhere.
+# page is kept once for each scheme, and once whatever the Host (a host other
+# than site.vcl's canonical one is redirected there). Request bodies are
+# bounded as the site bounds them (settings BODY_MAX_BYTES,
+# ADMIN_BODY_MAX_BYTES): 65 MiB under /admin/, where imports upload, 1 MiB
+# elsewhere.
 
 import std;
 import xkey;
@@ -26,6 +28,8 @@ import xkey;
 include "backend.vcl";
 # The site's page for when it is down (deploy/varnish/error_page.vcl).
 include "error_page.vcl";
+# The site's canonical host (deploy/varnish/site.vcl).
+include "site.vcl";
 
 # Who may purge: the site's own processes.
 acl purgers {
@@ -75,10 +79,29 @@ sub vcl_recv {
     if (req.method != "GET" && req.method != "HEAD") {
         return (pass);
     }
-    if (req.http.Authorization
-        || req.http.Cookie ~ "(^|;\s*)sessionid="
+    # Another host or port than the canonical one (site.vcl) is redirected
+    # there before the cache is read: a Host is never a cache entry of its
+    # own. Unset, any host the site answers to is served from the one copy.
+    call site_host;
+    if (req.http.X-Site-Host != ""
+        && std.tolower(req.http.Host) != std.tolower(req.http.X-Site-Host)) {
+        return (synth(701, req.http.X-Forwarded-Proto + "://"
+            + req.http.X-Site-Host + req.url));
+    }
+    unset req.http.X-Site-Host;
+    if (req.http.Cookie ~ "(^|;\s*)sessionid="
         || req.url ~ "^/(admin|export|health)(/|$)") {
         return (pass);
+    }
+    # A token is read by the API alone, which counts every request against
+    # its token's limit and answers its user's own drafts: such a request
+    # always reaches the site. On any other page an Authorization header
+    # changes nothing, and the page is served from the cache as to anyone.
+    if (req.http.Authorization) {
+        if (req.url ~ "^/api(/|$)") {
+            return (pass);
+        }
+        unset req.http.Authorization;
     }
     # A reader's correction form and the private page that follows one are
     # the reader's own: never kept, and with their cookies (the form's CSRF
@@ -111,6 +134,11 @@ sub vcl_recv {
 }
 
 sub vcl_hash {
+    # The address, without the Host: every address a page writes is under
+    # the site's canonical origin (SITE_URL) whatever Host it was asked at,
+    # so a host is no copy of its own. The site redirects a query of another
+    # spelling (page=01, page=1&page=1) to its one, and only that is kept.
+    hash_data(req.url);
     # A page names its own scheme (canonical links, the sitemap, the feed's
     # ids), and under HTTPS a plain request is redirected: one copy a scheme.
     hash_data(req.http.X-Forwarded-Proto);
@@ -119,6 +147,7 @@ sub vcl_hash {
     if (req.http.X-Plain) {
         hash_data("plain");
     }
+    return (lookup);
 }
 
 sub vcl_backend_fetch {
@@ -139,9 +168,14 @@ sub vcl_backend_response {
     }
     if (beresp.http.Cache-Control !~ "s-maxage") {
         # Not vouched for by the site's page cache: never kept. A cacheable
-        # answer later replaces this hit-for-miss marker.
+        # answer later replaces this hit-for-miss marker. A redirect or a
+        # client error (another spelling of a query, a page of nothing)
+        # leaves no marker at all: each spelling would be an object.
         set beresp.uncacheable = true;
         set beresp.ttl = 10s;
+        if (beresp.status >= 300 && beresp.status < 500) {
+            set beresp.ttl = 0s;
+        }
         return (deliver);
     }
     set beresp.grace = std.duration(
@@ -174,6 +208,15 @@ sub vcl_backend_error {
 }
 
 sub vcl_synth {
+    if (resp.status == 701) {
+        # To the canonical host (vcl_recv), the address as it was asked (the
+        # reason holds it until the status, which resets it, is set).
+        set resp.http.Location = resp.reason;
+        set resp.status = 301;
+        set resp.http.Cache-Control = "public, max-age=3600";
+        set resp.http.Content-Length = "0";
+        return (deliver);
+    }
     if (resp.status == 503 && !req.http.X-Stale-Tried) {
         # A page the site answered 503 (vcl_backend_response): once more,
         # with grace; without a kept copy, the site's own 503 is delivered.

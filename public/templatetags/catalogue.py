@@ -1,3 +1,5 @@
+from urllib.parse import quote_plus
+
 from django import template
 from django.forms.models import ModelChoiceIterator
 from django.template.loader import render_to_string
@@ -58,6 +60,24 @@ def decision_status(decision):
         written,
         decision.get_status_display().lower(),
     )
+
+
+@register.simple_tag(takes_context=True)
+def page_query(context, number):
+    """The query of page ``number`` of the list the request shows: its other
+    parameters as they came, then the page, each spelled as the page cache
+    keeps it (``pagecache.queries``), so following the link is no redirect."""
+    query = context["request"].GET.copy()
+    query.pop("page", None)
+    query["page"] = number
+    return query.urlencode()
+
+
+@register.filter
+def query_value(value):
+    """``value`` percent-encoded as forms write a query's values (a space
+    is ``+``), the one spelling the page cache keeps."""
+    return quote_plus(str(value))
 
 
 @register.simple_tag

@@ -128,7 +128,15 @@ def test_the_filters_are_the_public_lists(client, public_record):
     assert identifiers(client.get("/api/documents/?year_to=1989")) == ["LIT-030"]
     refused = client.get("/api/documents/?year_from=last+year")
     assert refused.status_code == 400
-    assert refused.json() == {"year_from": ["Enter a whole number."]}
+    assert refused["Content-Type"] == "application/problem+json"
+    assert refused.json() == {
+        "type": "http://testserver/api/problems/invalid-parameter/",
+        "title": "A query parameter the API cannot read",
+        "status": 400,
+        "detail": "year_from: Enter a whole number.",
+        "parameter": "year_from",
+        "invalid-params": [{"name": "year_from", "reason": "Enter a whole number."}],
+    }
     # A draft's status is not offered to readers.
     assert client.get("/api/documents/?status=draft").status_code == 400
 

@@ -189,7 +189,7 @@ def test_drafts_and_pending_revisions_name_no_one_in_the_api(
     token = token_of(people["editor"])
 
     for headers in [{}, token]:
-        listed = slugs(client.get("/api/people/?page_size=1000", **headers))
+        listed = slugs(client.get("/api/people/?page_size=200", **headers))
         assert set(listed) == public
         assert {"unread", "also-unread", "paula-pending"}.isdisjoint(listed)
         chen = client.get("/api/people/tianqi-chen/", **headers).json()
@@ -318,10 +318,10 @@ def test_a_cursor_walks_every_person_once(client):
 # The people, then their public positions with their documents; a person
 # (and their positions).
 PEOPLE_PAGES = [
-    ("people", "/api/people/?page_size=1000", 2),
+    ("people", "/api/people/?page_size=200", 2),
     ("person", "/api/people/latest/", 2),
     # The documents, their tags, their positions with their people.
-    ("documents", "/api/documents/?page_size=1000", 3),
+    ("documents", "/api/documents/?page_size=200", 3),
     # The document; its tags, positions, versions and references; what it
     # supersedes, what names it, the decision records naming it.
     ("document", "/api/documents/LIT-101/", 9),
@@ -353,7 +353,7 @@ def test_people_pages_cost_the_same_queries_at_5_and_50_people(
         with django_assert_num_queries(queries, info=name):
             response = client.get(path)
         assert response.status_code in {200, 301}, name
-    everyone = client.get("/api/people/?page_size=1000").json()["results"]
+    everyone = client.get("/api/people/?page_size=200").json()["results"]
     assert len(everyone) == count
 
 

@@ -88,6 +88,10 @@ def varnished(static_root, tmp_path, django_db_blocker):
     (tmp_path / "backend.vcl").write_text(
         f'backend default {{ .host = "127.0.0.1"; .port = "{site}"; }}\n'
     )
+    # The canonical host: the one Varnish listens at, as the tests ask it.
+    (tmp_path / "site.vcl").write_text(
+        f'sub site_host {{ set req.http.X-Site-Host = "127.0.0.1:{front}"; }}\n'
+    )
     varnish = subprocess.Popen(
         [
             *(require_varnishd(), "-F", "-a", f"127.0.0.1:{front}"),
@@ -141,6 +145,8 @@ def varnished(static_root, tmp_path, django_db_blocker):
             "open_purges": open_purges,
             # The site's cache and queue, for processes that share them.
             "prefix": prefix,
+            # Varnish's working directory, where varnishstat reads it.
+            "name": str(tmp_path / "v"),
         }
     finally:
         for forwarder in forwarders:

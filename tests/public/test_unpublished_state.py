@@ -237,10 +237,12 @@ def test_unpublished_state_changes_no_public_page(
         "/venues/",
         "/venues/osdi/",
     } <= set(before)
-    # And every URL of the API: its docs page and a second file of one number
-    # aside, which this record has none of.
+    # And every URL of the API: its docs page, its problem types (which show
+    # nothing of the record) and a second file of one number aside, which
+    # this record has none of.
     reached = {resolve(urlsplit(path).path).url_name for path in before}
-    assert api_url_names() - {"docs", "decision-record-twin"} <= reached
+    unseen = {"docs", "problem-type", "decision-record-twin"}
+    assert api_url_names() - unseen <= reached
 
     with committed():
         add_unpublished_state(publisher, editor, public_record)
