@@ -332,9 +332,10 @@ LOGIN_URL = "admin:login"
 LOGIN_REDIRECT_URL = "admin:index"
 # Behind proxies every request comes from the nearest one: the client is the
 # address the outermost proxy put in X-Forwarded-For, so one client's failures
-# never lock out everyone's.
+# never lock out everyone's. Every limit counts a client as the lockout does
+# (anthology.edge.client_address: an IPv6 client by its /64, one spelling).
 PROXY_COUNT = env.read("PROXY_COUNT") if BEHIND_PROXY else 0
-AXES_CLIENT_IP_CALLABLE = "editorial.lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "anthology.edge.client_address"
 
 # The audit trail (django-auditlog): values as typed, never truncated.
 AUDITLOG_STORE_JSON_CHANGES = True
