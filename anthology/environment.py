@@ -682,6 +682,25 @@ VARIABLES: list[Variable] = [
         SECURITY,
         derived=True,
     ),
+    Variable(
+        "READER_SEARCH_RATE",
+        "rate",
+        "60/minute",
+        "The searches one client address may have run, signed out, that no "
+        "cache answered (a `Retry-After` answers the next). A reader refining "
+        "a search every ten seconds runs six a minute: this is ten times that, "
+        "or ten such readers behind one address.",
+        SECURITY,
+    ),
+    Variable(
+        "READER_PAGE_RATE",
+        "rate",
+        "300/minute",
+        "The same for every other public page (the admin, the API and "
+        "`/health/` aside): a reader opening a page every two seconds opens "
+        "thirty a minute, ten times fewer.",
+        SECURITY,
+    ),
     # Logging.
     Variable(
         "LOG_LEVEL",

@@ -109,6 +109,9 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # After authentication, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
+    # Below the page cache, which answers what it holds uncounted, and after
+    # authentication, which tells a signed-in editor from a reader.
+    "anthology.limits.ReaderLimitMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -549,6 +552,12 @@ DEFAULT_FROM_EMAIL = env.read(
 CORRECTIONS_RATE = env.read("CORRECTIONS_RATE")
 CORRECTIONS_TOTAL_RATE = env.read("CORRECTIONS_TOTAL_RATE")
 CORRECTIONS_MAX_BYTES = env.read("CORRECTIONS_MAX_BYTES")
+# Readers' pages no cache answered, per client address (anthology/limits.py):
+# searches apart, as each new query is a page no cache holds. The admin, the
+# API (limited on its own) and the health probes are not counted.
+READER_SEARCH_RATE = env.read("READER_SEARCH_RATE")
+READER_PAGE_RATE = env.read("READER_PAGE_RATE")
+READER_LIMIT_EXEMPT_PATHS = ["/admin/", "/api/", "/health/", "/static/"]
 # django-ratelimit counts them (django_ratelimit.core.get_usage) in the default
 # cache, and is a library here, not an installed app: its system checks know
 # cache backends by their dotted paths, so they would call the shared Redis

@@ -1,4 +1,4 @@
-""""Did you mean …?" reads the public record's stored vocabulary: every action
+""" "Did you mean …?" reads the public record's stored vocabulary: every action
 that changes the public text keeps it equal to the words of the public
 documents (drafts and pending revisions give none), so a search that finds
 nothing costs the same queries at any size of the record, reads no documents
@@ -136,7 +136,9 @@ def test_rebuild_vocabulary_counts_the_public_record_again(pipedream):
     call_command("rebuild_vocabulary", stdout=out)
 
     assert counted() == public_words()
-    assert out.getvalue() == f"The public record holds {len(counted())} distinct words.\n"
+    assert (
+        out.getvalue() == f"The public record holds {len(counted())} distinct words.\n"
+    )
 
 
 def test_a_no_hit_search_reads_no_documents_table_for_its_suggestion(pipedream):
@@ -186,7 +188,7 @@ def test_a_query_of_more_words_than_the_cap_in_one_term_is_offered_nothing(
     pipedream, django_assert_num_queries
 ):
     # One term (hyphens join it) of more words than the cap.
-    query = "-".join(NONSENSE + ["pipline"])
+    query = "-".join([*NONSENSE, "pipline"])
 
     with django_assert_num_queries(0):
         assert search.suggestion(query) == ""
