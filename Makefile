@@ -40,9 +40,12 @@ run: $(VENV)/.installed
 ## serve: production-shaped: gunicorn with $$WEB_CONCURRENCY workers, WhiteNoise,
 ## DEBUG off, persistent connections; the shared cache from $$REDIS_URL;
 ## $$JOBS_WORKERS background-job workers (default 1) beside the web processes;
-## SITE_URL http://$(SERVE_BIND) unless given (give it the public address).
+## SITE_URL http://$(SERVE_BIND) unless given (give it the public address);
+## a health listener of its own on $$HEALTH_BIND answering /health/ alone, which the
+## proxy's probe asks, so no page render ever delays the probe's answer.
 ## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
+HEALTH_BIND ?= 127.0.0.1:8001
 SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60} \
 	SITE_URL=$${SITE_URL:-$(call site_origin,$(SERVE_BIND))}
 serve: $(VENV)/.installed
@@ -55,6 +58,9 @@ serve: $(VENV)/.installed
 		$(SERVE_ENV) $(BIN)/python manage.py rqworker $${JOBS_QUEUE:-anthology} & \
 		workers="$$workers $$!"; \
 	done; \
+	$(SERVE_ENV) $(BIN)/gunicorn anthology.health_wsgi --bind $(HEALTH_BIND) \
+		--workers 1 --threads 4 & \
+	workers="$$workers $$!"; \
 	trap 'kill $$workers 2>/dev/null; wait' EXIT INT TERM; \
 	$(SERVE_ENV) $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile -

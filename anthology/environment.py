@@ -743,6 +743,16 @@ VARIABLES: list[Variable] = [
         MAKE,
     ),
     Variable(
+        "HEALTH_BIND",
+        "address",
+        "127.0.0.1:8001",
+        "The address of the health listener `make serve` starts beside the "
+        "web workers: a gunicorn process of its own answering `/health/` "
+        "alone, which the proxy's probe asks (deploy/varnish/backend.vcl), "
+        "so no page being rendered ever delays the probe's answer.",
+        MAKE,
+    ),
+    Variable(
         "WEB_CONCURRENCY",
         "integer",
         "2",

@@ -53,7 +53,15 @@ def make(venv, *arguments, **environment):
     inherited = {
         name: value
         for name, value in os.environ.items()
-        if name not in {"SITE_URL", "HOST", "SERVE_BIND", "DEBUG", "JOBS_WORKERS"}
+        if name
+        not in {
+            "SITE_URL",
+            "HOST",
+            "SERVE_BIND",
+            "HEALTH_BIND",
+            "DEBUG",
+            "JOBS_WORKERS",
+        }
         and not name.startswith("MAKE")
     }
     subprocess.run(
@@ -123,6 +131,7 @@ def test_make_serve_gives_the_site_the_address_gunicorn_binds(venv):
         "SITE_URL=http://127.0.0.1:8013"
     }
     assert sorted(line.split(" ", 2)[2] for line in lines) == [
+        "gunicorn anthology.health_wsgi --bind 127.0.0.1:8001 --workers 1 --threads 4",
         "gunicorn anthology.wsgi --bind 127.0.0.1:8013 --workers 2 --access-logfile -",
         "python manage.py check --deploy --tag pagecache",
         "python manage.py collectstatic --no-input --verbosity 0",
