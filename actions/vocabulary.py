@@ -2,13 +2,15 @@
 public text, in the transaction of the change.
 
 The actions that change what readers see of a document's text, or whether
-they see it (a first publication, a revision published, a batch an import or
-a restore writes), call ``refresh`` with the documents they changed: each
+they see it (a first publication, a revision whose text changed, every batch
+an import writes), call ``refresh`` with the documents they changed: each
 document's words as last counted (``DocumentWords``) are taken away and its
 words now added, so the cost is that of the documents changed, never of the
 record. Drafts, documents in review and pending revisions give no word:
-only ``Document.objects.public()`` is read. ``rebuild`` counts it all again
-(the command ``rebuild_vocabulary``).
+only ``Document.objects.public()`` is read. A withdrawal, a reinstatement or
+a supersession leaves a document public and its text as it was: its words
+stay. ``rebuild`` counts it all again (a restore, and the command
+``rebuild_vocabulary``).
 """
 
 from collections import Counter
