@@ -87,6 +87,10 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A NUL in the path or the query string is refused before any lookup.
     "public.middleware.RejectNulMiddleware",
+    # A reader's client already over its limit is refused here, before the
+    # session or the page cache is read; the others are counted once their
+    # view is known (its process_view), so what the page cache answers is not.
+    "anthology.limits.ReaderLimitMiddleware",
     # API tokens are checked and requests counted against their rate limits
     # before a cached page can answer them.
     "api.middleware.TokenMiddleware",
@@ -109,9 +113,6 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # After authentication, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
-    # Below the page cache, which answers what it holds uncounted, and after
-    # authentication, which tells a signed-in editor from a reader.
-    "anthology.limits.ReaderLimitMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
