@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-decisions bench-people bench-sources bench-attack
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -218,6 +218,16 @@ bench-jobs: $(VENV)/.installed-dev
 ## 10,000 against all (bench/results/check-sources.md)
 bench-sources: $(VENV)/.installed-dev
 	$(BIN)/python bench/check_sources_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-attack: ATTACKERS (6) clients sending fresh nonsense searches through varnishd
+## against a reader's uncached pages at ATTACK_DOCUMENTS (20,000) sample documents, with
+## the readers' limits and without: the reader's p50 quiet and under attack, their
+## ratio, and the health probe's answers (bench/results/attack.md)
+ATTACK_DOCUMENTS ?= 20000
+ATTACKERS ?= 6
+bench-attack: $(VENV)/.installed-dev
+	$(BIN)/python bench/attack_bench.py --documents $(ATTACK_DOCUMENTS) \
+		--attackers $(ATTACKERS)
 
 ## bench-import: import_index and the CSV import of BENCH_DOCUMENTS rows against COPY
 ## of the same rows, and reads right after against settled (bench/results/import.md)
