@@ -3,16 +3,19 @@ runs the shipped VCL in front of one web worker (gunicorn, one sync process)
 and the health listener `make serve` starts beside it, and an attack of fresh
 nonsense searches from several clients at once keeps the web worker busy. The
 probe's backend is never marked sick meanwhile and readers' pages are
-answered; with the health listener gone, the backend is sick and an uncached
-page is the site's own error page."""
+answered, nor while the web worker takes no request at all (stopped); with
+the health listener gone, the backend is sick and an uncached page is the
+site's own error page."""
 
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,10 @@ pytestmark = [
 ]
 
 ATTACKERS = 6
+# The probe's interval and the window it marks a backend sick in
+# (deploy/varnish/backend.vcl: three bad of five, two seconds apart).
+PROBE_INTERVAL = 2
+PROBES_TO_SICKEN = 5
 # Each attacker's searches: fresh nonsense, three words a query.
 SEARCHES_EACH = 40
 
@@ -144,6 +151,7 @@ def site(static_root, tmp_path):
             "front": front,
             "web": web,
             "health": health,
+            "web_process": processes[0],
             "listener": processes[1],
             "backend_health": backend_health,
         }
@@ -207,3 +215,28 @@ def test_without_the_health_listener_the_backend_is_sick_and_pages_the_error_pag
 
     assert status == 503
     assert page == render_to_string("503.html")
+
+
+def workers_of(master):
+    """The pids of a gunicorn master's worker processes."""
+    children = Path(f"/proc/{master}/task/{master}/children").read_text()
+    return [int(pid) for pid in children.split()]
+
+
+def test_the_probe_stays_healthy_while_the_web_worker_answers_nothing(site):
+    # The extreme of a busy web worker: one that takes no request at all, for
+    # longer than the probe takes to mark a backend sick.
+    workers = workers_of(site["web_process"].pid)
+    for pid in workers:
+        os.kill(pid, signal.SIGSTOP)
+    states = []
+    try:
+        for _ in range(PROBES_TO_SICKEN * 2):
+            time.sleep(PROBE_INTERVAL)
+            states.append(site["backend_health"]())
+    finally:
+        for pid in workers:
+            os.kill(pid, signal.SIGCONT)
+
+    assert workers
+    assert {health for _, health in states} == {"healthy"}

@@ -240,3 +240,24 @@ def test_the_correction_form_counts_a_clients_spellings_together(
 
     assert answers == [302, 302, 429]
     assert propose(9, ANOTHER) == 302
+
+
+def test_a_client_over_its_limit_is_refused_without_a_query(
+    client, rates, record, django_assert_num_queries
+):
+    searches(client, 3)
+
+    with django_assert_num_queries(0):
+        refused = client.get(SEARCH, {"q": "once more"})
+
+    assert refused.status_code == 429
+    assert "Too many searches for now" in refused.content.decode()
+
+
+def test_an_editor_behind_a_flooding_address_is_served(
+    client, rates, record, editorial_groups
+):
+    searches(client, 4)
+    client.force_login(UserFactory(editor=True))
+
+    assert searches(client, 2, start=10) == [200, 200]
