@@ -14,6 +14,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from catalogue.models.document import Document
+from catalogue.models.fields import NulRefused
 
 # A word, as pg_trgm cuts one: letters and digits (catalogue.trigrams).
 WORD_RE = re.compile(r"[^\W_]+")
@@ -52,7 +53,7 @@ def document_words(row):
     return words_of([*texts, *author_names(authors)])
 
 
-class Word(models.Model):
+class Word(NulRefused, models.Model):
     """A word of the public documents' text, with how many of them hold it."""
 
     word = models.CharField(max_length=MAX_WORD_LENGTH, primary_key=True)
@@ -74,7 +75,7 @@ class Word(models.Model):
         return f"{self.word} ({self.frequency})"
 
 
-class DocumentWords(models.Model):
+class DocumentWords(NulRefused, models.Model):
     """The words a public document gives the vocabulary, as last counted:
     what a change to it takes away again."""
 

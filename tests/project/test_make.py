@@ -23,13 +23,17 @@ pytestmark = pytest.mark.skipif(
 PROGRAM = """#!/bin/sh
 echo "SITE_URL=$SITE_URL DEBUG=$DEBUG $(basename $0) $*" >> "$(dirname $0)/../started"
 """
-# gunicorn, once the background-job worker started beside it has: `make
-# serve` stops its workers when gunicorn stops.
+# gunicorn, once the background-job worker and the health listener started
+# beside it have: `make serve` stops them when gunicorn stops. The health
+# listener (a gunicorn too) notes itself at once.
 GUNICORN = """#!/bin/sh
+case "$*" in *health_wsgi*) ;; *)
 for wait in $(seq 100); do
-    grep -q rqworker "$(dirname $0)/../started" 2>/dev/null && break
+    grep -q rqworker "$(dirname $0)/../started" 2>/dev/null \
+        && grep -q health_wsgi "$(dirname $0)/../started" 2>/dev/null && break
     sleep 0.1
-done
+done ;;
+esac
 """ + PROGRAM.removeprefix("#!/bin/sh\n")
 
 
