@@ -31,7 +31,8 @@ def refresh(pks):
     """Bring the vocabulary up to date with the documents ``pks`` as they now
     are: a public one's words counted, any other's none."""
     pks = sorted({pk for pk in pks if pk is not None})
-    with transaction.atomic():
+    # The change's own transaction holds it: no savepoint of its own.
+    with transaction.atomic(savepoint=False):
         for chunk in batched(pks, CHUNK):
             _refresh(chunk)
 
@@ -74,28 +75,51 @@ def _public_words(documents):
 def _count(change):
     """Add ``change`` ({word: documents more or fewer}) to the words' counts;
     a word no document holds any longer goes. Words are written in code point
-    order, so two changes at once lock their common words in the same order."""
+    order, so two changes at once lock their common words in the same order;
+    on PostgreSQL each part is one statement however many words change."""
     added = sorted((word, n) for word, n in change.items() if n > 0)
+    taken = sorted((word, -n) for word, n in change.items() if n < 0)
     table = connection.ops.quote_name(Word._meta.db_table)
+    upsert = (
+        f"ON CONFLICT (word) DO UPDATE SET frequency = "
+        f"{table}.frequency + excluded.frequency"
+    )
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            if added:
+                cursor.execute(
+                    f"INSERT INTO {table} (word, frequency) "
+                    f"SELECT * FROM unnest(%s::text[], %s::int[]) {upsert}",
+                    list(map(list, zip(*added, strict=True))),
+                )
+            if taken:
+                words, counts = map(list, zip(*taken, strict=True))
+                given = "unnest(%s::text[], %s::int[]) AS taken (word, n)"
+                cursor.execute(
+                    f"DELETE FROM {table} AS known USING {given} "
+                    "WHERE known.word = taken.word AND known.frequency <= taken.n",
+                    [words, counts],
+                )
+                cursor.execute(
+                    f"UPDATE {table} AS known SET frequency = known.frequency - "
+                    f"taken.n FROM {given} WHERE known.word = taken.word",
+                    [words, counts],
+                )
+            return
         for rows in batched(added, WORDS_A_STATEMENT):
             cursor.execute(
                 f"INSERT INTO {table} (word, frequency) VALUES "
                 + ", ".join(["(%s, %s)"] * len(rows))
-                + f" ON CONFLICT (word) DO UPDATE SET frequency = "
-                f"{table}.frequency + excluded.frequency",
+                + f" {upsert}",
                 [value for row in rows for value in row],
             )
-    taken = {}
-    for word, n in change.items():
-        if n < 0:
-            taken.setdefault(-n, []).append(word)
-    for n, words in sorted(taken.items()):
-        for some in batched(sorted(words), WORDS_A_STATEMENT):
-            Word.objects.filter(word__in=some, frequency__gt=n).update(
-                frequency=F("frequency") - n
-            )
+    by_count = {}
+    for word, n in taken:
+        by_count.setdefault(n, []).append(word)
+    for n, words in sorted(by_count.items()):
+        for some in batched(words, WORDS_A_STATEMENT):
             Word.objects.filter(word__in=some, frequency__lte=n).delete()
+            Word.objects.filter(word__in=some).update(frequency=F("frequency") - n)
 
 
 def rebuild():
