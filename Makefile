@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related bench-attack
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,9 +42,12 @@ run: $(VENV)/.installed
 ## $$JOBS_WORKERS background-job workers (default 1) and $$JOBS_RELATED_WORKERS
 ## for related work (default 1) beside the web processes, each started again
 ## when it exits (`manage.py run_workers`);
-## SITE_URL http://$(SERVE_BIND) unless given (give it the public address).
+## SITE_URL http://$(SERVE_BIND) unless given (give it the public address);
+## a health listener of its own on $$HEALTH_BIND answering /health/ alone, which the
+## proxy's probe asks, so no page render ever delays the probe's answer.
 ## Put a buffering proxy in front (deploy/varnish/): sync workers wait on slow clients.
 SERVE_BIND ?= 127.0.0.1:8000
+HEALTH_BIND ?= 127.0.0.1:8001
 WORKER_COUNTS = --workers $${JOBS_WORKERS:-1} --related-workers $${JOBS_RELATED_WORKERS:-1}
 SERVE_ENV = DEBUG=0 CONN_MAX_AGE=$${CONN_MAX_AGE:-60} \
 	SITE_URL=$${SITE_URL:-$(call site_origin,$(SERVE_BIND))}
@@ -55,6 +58,9 @@ serve: $(VENV)/.installed
 	$(SERVE_ENV) $(BIN)/python manage.py expire_pages
 	$(SERVE_ENV) $(BIN)/python manage.py run_workers $(WORKER_COUNTS) & \
 	workers=$$!; \
+	$(SERVE_ENV) $(BIN)/gunicorn anthology.health_wsgi --bind $(HEALTH_BIND) \
+		--workers 1 --threads 4 & \
+	workers="$$workers $$!"; \
 	trap 'kill $$workers 2>/dev/null; wait' EXIT INT TERM; \
 	$(SERVE_ENV) $(BIN)/gunicorn anthology.wsgi --bind $(SERVE_BIND) \
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile -
@@ -226,6 +232,16 @@ bench-jobs: $(VENV)/.installed-dev
 ## 10,000 against all (bench/results/check-sources.md)
 bench-sources: $(VENV)/.installed-dev
 	$(BIN)/python bench/check_sources_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-attack: ATTACKERS (6) clients sending fresh nonsense searches through varnishd
+## against a reader's uncached pages at ATTACK_DOCUMENTS (20,000) sample documents, with
+## the readers' limits and without: the reader's p50 quiet and under attack, their
+## ratio, and the health probe's answers (bench/results/attack.md)
+ATTACK_DOCUMENTS ?= 20000
+ATTACKERS ?= 6
+bench-attack: $(VENV)/.installed-dev
+	$(BIN)/python bench/attack_bench.py --documents $(ATTACK_DOCUMENTS) \
+		--attackers $(ATTACKERS)
 
 ## bench-import: import_index and the CSV import of BENCH_DOCUMENTS rows against COPY
 ## of the same rows, and reads right after against settled (bench/results/import.md)

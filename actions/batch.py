@@ -36,7 +36,7 @@ from django.utils import timezone
 from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
-from actions import pages
+from actions import pages, vocabulary
 from actions.people import PeopleIndex, link_documents
 from actions.staging import Staging, analysed
 from actions.steps import audited, require
@@ -305,6 +305,8 @@ class DocumentWriter:
         entries += self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
         entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
+        # The public words are counted once the rows are in the record.
+        self.staging.then(lambda: vocabulary.refresh([d.pk for d in documents]))
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
             lambda: link_documents(

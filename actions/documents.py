@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from actions import errata, pages
+from actions import errata, pages, vocabulary
 from actions.people import link_documents
 from actions.steps import (
     Step,
@@ -287,6 +287,7 @@ def _publish_first(document, user, note):
         document.version = document.versions.first().number + 1
     document.save()
     write_references(documents=[document])
+    vocabulary.refresh([document.pk])
     # A new public document changes its registry's total, printed on every
     # topic page, and may bring a tag into the public filters.
     pages.changed(document, listing=True)
@@ -314,6 +315,8 @@ def _publish_revision(document, revision, user, note):
         document.version += 1
     document.save()
     write_references(documents=[document])
+    if raises:
+        vocabulary.refresh([document.pk])
     document.tags.set(revision.tag_names, clear=False)
     if note:
         revision.note = note

@@ -718,6 +718,25 @@ VARIABLES: list[Variable] = [
         SECURITY,
         derived=True,
     ),
+    Variable(
+        "READER_SEARCH_RATE",
+        "rate",
+        "60/minute",
+        "The searches one client address may have run, signed out, that no "
+        "cache answered (a `Retry-After` answers the next). A reader refining "
+        "a search every ten seconds runs six a minute: this is ten times that, "
+        "or ten such readers behind one address.",
+        SECURITY,
+    ),
+    Variable(
+        "READER_PAGE_RATE",
+        "rate",
+        "300/minute",
+        "The same for every other public page (the admin, the API and "
+        "`/health/` aside): a reader opening a page every two seconds opens "
+        "thirty a minute, ten times fewer.",
+        SECURITY,
+    ),
     # Logging.
     Variable(
         "LOG_LEVEL",
@@ -757,6 +776,16 @@ VARIABLES: list[Variable] = [
         "The address gunicorn listens on under `make serve`: bind it where "
         "only the proxy in front reaches it. `SITE_URL` is `http://` and it "
         "unless given: give the public address behind a proxy.",
+        MAKE,
+    ),
+    Variable(
+        "HEALTH_BIND",
+        "address",
+        "127.0.0.1:8001",
+        "The address of the health listener `make serve` starts beside the "
+        "web workers: a gunicorn process of its own answering `/health/` "
+        "alone, which the proxy's probe asks (deploy/varnish/backend.vcl), "
+        "so no page being rendered ever delays the probe's answer.",
         MAKE,
     ),
     Variable(

@@ -90,6 +90,10 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A NUL in the path or the query string is refused before any lookup.
     "public.middleware.RejectNulMiddleware",
+    # A reader's client already over its limit is refused here, before the
+    # session or the page cache is read; the others are counted once their
+    # view is known (its process_view), so what the page cache answers is not.
+    "anthology.limits.ReaderLimitMiddleware",
     # API tokens are checked and requests counted against their rate limits
     # before a cached page can answer them.
     "api.middleware.TokenMiddleware",
@@ -335,9 +339,10 @@ LOGIN_URL = "admin:login"
 LOGIN_REDIRECT_URL = "admin:index"
 # Behind proxies every request comes from the nearest one: the client is the
 # address the outermost proxy put in X-Forwarded-For, so one client's failures
-# never lock out everyone's.
+# never lock out everyone's. Every limit counts a client as the lockout does
+# (anthology.edge.client_address: an IPv6 client by its /64, one spelling).
 PROXY_COUNT = env.read("PROXY_COUNT") if BEHIND_PROXY else 0
-AXES_CLIENT_IP_CALLABLE = "editorial.lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "anthology.edge.client_address"
 
 # The audit trail (django-auditlog): values as typed, never truncated.
 AUDITLOG_STORE_JSON_CHANGES = True
@@ -571,6 +576,12 @@ DEFAULT_FROM_EMAIL = env.read(
 CORRECTIONS_RATE = env.read("CORRECTIONS_RATE")
 CORRECTIONS_TOTAL_RATE = env.read("CORRECTIONS_TOTAL_RATE")
 CORRECTIONS_MAX_BYTES = env.read("CORRECTIONS_MAX_BYTES")
+# Readers' pages no cache answered, per client address (anthology/limits.py):
+# searches apart, as each new query is a page no cache holds. The admin, the
+# API (limited on its own) and the health probes are not counted.
+READER_SEARCH_RATE = env.read("READER_SEARCH_RATE")
+READER_PAGE_RATE = env.read("READER_PAGE_RATE")
+READER_LIMIT_EXEMPT_PATHS = ["/admin/", "/api/", "/health/", "/static/"]
 # django-ratelimit counts them (django_ratelimit.core.get_usage) in the default
 # cache, and is a library here, not an installed app: its system checks know
 # cache backends by their dotted paths, so they would call the shared Redis

@@ -85,7 +85,9 @@ class Benchmark:
 
 # bench/load_faults.py is left out: it restarts this machine's PostgreSQL and
 # Redis, holds 64 clients for a minute a phase, and reports failures and
-# latencies under faults, not ratios against a baseline.
+# latencies under faults, not ratios against a baseline. bench/attack_bench.py
+# too: its ratio is a latency under a flood, which the readers' limits and
+# their fixed minute windows shape, and a run takes minutes at any size.
 BENCHMARKS = [
     Benchmark("render", "bench/render_bench.py", None, ("--repeat", "2")),
     Benchmark(

@@ -18,6 +18,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
+from actions import vocabulary
 from actions.batch import bulk_change
 from actions.people import link_documents
 from catalogue.models import OWN_LOG, DecisionRecord, Document
@@ -231,6 +232,8 @@ def import_record(stream):
         # the record would have.
         if "catalogue.Authorship" not in data.get("models", []):
             link_documents(list(Document.objects.all()), via="import_record")
+        # The vocabulary is derived from the public text: counted anew.
+        vocabulary.rebuild()
         tables = [model._meta.db_table for model in record_models()]
         connection.check_constraints(table_names=tables)
         _reset_sequences()

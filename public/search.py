@@ -15,7 +15,9 @@ An identifier typed (``LIT-325``) or a work's address pasted (an arXiv or
 doi.org address, ``arXiv:…``, ``doi:…``) goes straight to its document. A
 query that finds nothing is offered "Did you mean …?", each unknown word
 replaced by the record's own word most alike by trigram similarity (pg_trgm's
-on PostgreSQL, the same measure computed on SQLite: ``catalogue.trigrams``).
+on PostgreSQL, the same measure computed on SQLite: ``catalogue.trigrams``),
+read from the public record's stored vocabulary (``catalogue.Word``): through
+its trigram index on PostgreSQL, from a bounded range of it on SQLite.
 """
 
 import re
@@ -36,13 +38,14 @@ from catalogue.citations import source_key
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import (
-    PUBLIC_STATUSES,
     Authorship,
     DecisionRecord,
     Document,
     Registry,
     Topic,
+    Word,
 )
+from catalogue.models.vocabulary import MAX_WORD_LENGTH
 from catalogue.names import fold
 from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
 from catalogue.trigrams import similarity
@@ -50,6 +53,8 @@ from public.people import public_people
 from public.rows import search_results
 
 MAX_QUERY_LENGTH = 200
+# Words and phrases a search takes: a title pasted whole is about fifteen.
+MAX_TERMS = 32
 RESULTS_PER_PAGE = 50
 # Past any page a record can have; an offset beyond it is one neither database
 # takes (64 bits).
@@ -112,6 +117,12 @@ class Terms:
 
     def fts5_excluded(self):
         return " OR ".join(map(_fts5_string, self.excluded))
+
+
+def term_count(query):
+    """How many words and quoted phrases ``query`` has that hold a letter or
+    a digit (``or`` and bare operators are not terms)."""
+    return sum(1 for match in TERM_RE.finditer(query) if WORD_RE.search(match[0]))
 
 
 def _quoted(term):
@@ -501,90 +512,95 @@ def _marked(text):
 
 
 # How alike a word must be to one of the query's to be suggested: pg_trgm's
-# own default threshold.
+# own default threshold, which its % operator (the trigram index's) applies.
 SUGGESTION_SIMILARITY = 0.3
-# The texts whose words are suggested: what the index holds of a document
-# (and every name of its author list).
-SUGGESTED_FROM = ["title", "authors", "venue", "citation_note", "summary"]
+# On SQLite, the words a query's word is compared with: those that begin with
+# its first two characters and are at most this many characters longer or
+# shorter, the most frequent first, at most SQLITE_CANDIDATES of them (one
+# range of the word's index each).
+SQLITE_LENGTH_WINDOW = 3
+SQLITE_CANDIDATES = 500
 
 
 def suggestion(query):
     """The query with each word the record does not hold replaced by the
-    record's word most like it, or "" when no word is replaced. One query
-    for all the words."""
+    record's word most like it, or "" when no word is replaced.
+
+    The words are looked up in the public record's vocabulary
+    (``catalogue.Word``), in one query whatever the record's size: no
+    document is read. A query of more than ``MAX_TERMS`` words is offered
+    nothing (the search refuses more terms than that anyway).
+    """
     words = [word.lower() for word in TRIGRAM_WORD_RE.findall(query)]
-    if not words:
+    asked = sorted({word for word in words if len(word) <= MAX_WORD_LENGTH})
+    if not asked or len(asked) > MAX_TERMS:
         return ""
-    alike = _alike_words(sorted(set(words)))
+    alike = _alike_words(asked)
     replaced = [alike.get(word, word) for word in words]
     return " ".join(replaced) if replaced != words else ""
 
 
 def _alike_words(words):
-    """``{word: the record's word most like it}`` for the ``words`` the
-    public documents do not hold (of words as alike, the first in code point
-    order)."""
+    """``{word: the vocabulary's word most like it}`` for the ``words`` it
+    does not hold (of words as alike, the more frequent, then the first in
+    code point order)."""
     if is_full_text():
         return _alike_words_sql(words)
-    vocabulary = set()
-    texts = Document.objects.public().values_list(*SUGGESTED_FROM, "author_list")
-    for *row, authors in texts:
-        for text in [*row, *_author_names(authors)]:
-            vocabulary.update(TRIGRAM_WORD_RE.findall(text.lower()))
-    alike = {}
+    table = Word._meta.db_table
+    parts, params = [], []
     for word in words:
-        if word in vocabulary:
+        # The word itself, if known, and the candidates like it.
+        parts.append(f"SELECT %s, word, frequency FROM {table} WHERE word = %s")
+        params += [word, word]
+        prefix = word[:2]
+        parts.append(
+            f"SELECT * FROM (SELECT %s, word, frequency FROM {table} "
+            "WHERE word >= %s AND word < %s AND length(word) BETWEEN %s AND %s "
+            "ORDER BY frequency DESC, word LIMIT %s)"
+        )
+        params += [
+            word,
+            prefix,
+            prefix[:-1] + chr(ord(prefix[-1]) + 1),
+            len(word) - SQLITE_LENGTH_WINDOW,
+            len(word) + SQLITE_LENGTH_WINDOW,
+            SQLITE_CANDIDATES,
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        candidates = cursor.fetchall()
+    known = {(word, found) for word, found, _ in candidates if word == found}
+    best = {}
+    for word, found, frequency in candidates:
+        if (word, word) in known:
             continue
-        scored = [(-similarity(word, known), known) for known in vocabulary]
-        best = min(scored, default=None)
-        if best and -best[0] >= SUGGESTION_SIMILARITY:
-            alike[word] = best[1]
-    return alike
-
-
-def _author_names(authors):
-    """Every name of a CSL author list, as text."""
-    if not isinstance(authors, list):
-        return []
-    return [
-        str(author.get(part) or "")
-        for author in authors
-        if isinstance(author, dict)
-        for part in ["given", "family", "literal"]
-    ]
-
-
-# Every name of a document's author list, in SQL (PostgreSQL).
-SQL_AUTHOR_NAMES = """coalesce((
-    SELECT string_agg(concat_ws(' ', a->>'given', a->>'family', a->>'literal'), ' ')
-    FROM jsonb_array_elements(
-        CASE jsonb_typeof(author_list) WHEN 'array' THEN author_list
-        ELSE '[]'::jsonb END
-    ) AS a
-    WHERE jsonb_typeof(a) = 'object'), '')"""
+        score = similarity(word, found)
+        if score < SUGGESTION_SIMILARITY:
+            continue
+        key = (-score, -frequency, found)
+        if word not in best or key < best[word][0]:
+            best[word] = (key, found)
+    return {word: found for word, (_, found) in best.items()}
 
 
 def _alike_words_sql(words):
-    """``_alike_words`` on PostgreSQL: the record's words are split, and
-    compared by pg_trgm's ``similarity()``, in the database."""
-    text = " || ' ' || ".join(
-        [*(f"coalesce({name}, '')" for name in SUGGESTED_FROM), SQL_AUTHOR_NAMES]
-    )
+    """``_alike_words`` on PostgreSQL: each word's most alike in the
+    vocabulary, found through its trigram index (``%``, pg_trgm's
+    similarity at its threshold, ``SUGGESTION_SIMILARITY``)."""
+    table = Word._meta.db_table
     sql = f"""
-        WITH vocabulary AS (
-            SELECT DISTINCT
-                regexp_split_to_table(lower({text}), '[^[:alnum:]]+') AS known
-            FROM catalogue_document WHERE status = ANY(%s)
-        ), asked AS (SELECT unnest(%s::text[]) AS word)
-        SELECT DISTINCT ON (word) word, known
-        FROM asked CROSS JOIN vocabulary
-        WHERE known <> '' AND similarity(word, known) >= %s
-            AND NOT EXISTS (SELECT 1 FROM vocabulary v WHERE v.known = asked.word)
-        ORDER BY word, similarity(word, known) DESC, known COLLATE "C"
+        SELECT asked.word, alike.word
+        FROM unnest(%s::text[]) AS asked (word)
+        CROSS JOIN LATERAL (
+            SELECT known.word FROM {table} AS known
+            WHERE known.word %% asked.word
+                AND similarity(known.word, asked.word) >= %s
+            ORDER BY similarity(known.word, asked.word) DESC,
+                known.frequency DESC, known.word COLLATE "C"
+            LIMIT 1
+        ) AS alike
+        WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE word = asked.word)
     """
     with connection.cursor() as cursor:
-        cursor.execute(
-            sql,
-            [[str(status) for status in PUBLIC_STATUSES], words, SUGGESTION_SIMILARITY],
-        )
+        cursor.execute(sql, [words, SUGGESTION_SIMILARITY])
         return dict(cursor.fetchall())

@@ -985,6 +985,10 @@ def _search_results(request):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
         raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
+    if search.term_count(query) > search.MAX_TERMS:
+        raise BadRequest(
+            f"A search is at most {search.MAX_TERMS} words and quoted phrases."
+        )
     results = search.SearchResults(query, request.GET)
     if not results.filter.is_valid():
         raise BadRequest(results.filter.errors.as_text())

@@ -185,7 +185,9 @@ def serving_settings(tmp_path_factory):
     their own. The canonical origin is the test client's own host, so the
     absolute addresses pages write are those the tests request. A change tells
     no one of the documents it changed (no related-work job after each one):
-    the tests of related work turn that on where they test it."""
+    the tests of related work turn that on where they test it. Readers' pages
+    are not limited per address (a property test asks for hundreds in one
+    test): the tests of the limits set them."""
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
@@ -203,6 +205,8 @@ def serving_settings(tmp_path_factory):
         },
         PAGE_CACHE=True,
         RECORD_CHANGED="",
+        READER_SEARCH_RATE=None,
+        READER_PAGE_RATE=None,
     ):
         yield
 

@@ -49,6 +49,7 @@ from catalogue.models.revision import Revision
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import DocumentVenue, Venue
 from catalogue.models.version import DocumentVersion
+from catalogue.models.vocabulary import DocumentWords, Word
 
 __all__ = [
     "OWN_LOG",
@@ -77,6 +78,7 @@ __all__ = [
     "DocumentStatus",
     "DocumentVenue",
     "DocumentVersion",
+    "DocumentWords",
     "LinkCheck",
     "Person",
     "PersonAddress",
@@ -94,5 +96,6 @@ __all__ = [
     "Topic",
     "TopicFlavour",
     "Venue",
+    "Word",
     "content_digest",
 ]

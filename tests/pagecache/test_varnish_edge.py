@@ -91,9 +91,14 @@ def edge(static_root, tmp_path):
 
     db = connection.settings_dict
     prefix = f"{RUN_PREFIX}-edge-{tmp_path.name}"
-    site, plain, https, admin = (free_port() for _ in range(4))
-    probe = (VARNISH / "backend.vcl").read_text().replace('"8000"', f'"{site}"')
-    assert f'"{site}"' in probe
+    site, health, plain, https, admin = (free_port() for _ in range(5))
+    probe = (
+        (VARNISH / "backend.vcl")
+        .read_text()
+        .replace('"8000"', f'"{site}"')
+        .replace('"8001"', f'"{health}"')
+    )
+    assert f'"{site}"' in probe and f'"{health}"' in probe
     (tmp_path / "backend.vcl").write_text(probe)
     secret = tmp_path / "secret"
     secret.write_text(secrets.token_hex(16))
@@ -139,6 +144,17 @@ def edge(static_root, tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    # The health listener, as `make serve` starts it beside the web workers.
+    listener = subprocess.Popen(
+        [
+            *(str(Path(sys.executable).parent / "gunicorn"), "anthology.health_wsgi"),
+            *("--bind", f"127.0.0.1:{health}", "--workers", "1", "--threads", "4"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
     def backend_health():
         listed = subprocess.run(
@@ -151,11 +167,12 @@ def edge(static_root, tmp_path):
             text=True,
         ).stdout
         # Its probe's window ("5/5": five good of five) and its health.
-        found = re.search(r"^\S*default\s+\S+\s+(\S+)\s+(\S+)", listed, re.MULTILINE)
+        found = re.search(r"^\S*health\s+\S+\s+(\S+)\s+(\S+)", listed, re.MULTILINE)
         return found and (found[1], found[2])
 
     try:
         until(lambda: answers(site), "gunicorn answering")
+        until(lambda: answers(health), "the health listener answering")
         until(lambda: listens(plain), "varnishd listening")
         yield {
             "plain": plain,
@@ -164,9 +181,9 @@ def edge(static_root, tmp_path):
             "backend_health": backend_health,
         }
     finally:
-        for process in gunicorn, varnish:
+        for process in gunicorn, listener, varnish:
             process.terminate()
-        for process in gunicorn, varnish:
+        for process in gunicorn, listener, varnish:
             process.wait(timeout=20)
         keys = list(redis_client().scan_iter(f"{prefix}:*"))
         if keys:

@@ -23,13 +23,17 @@ pytestmark = pytest.mark.skipif(
 PROGRAM = """#!/bin/sh
 echo "SITE_URL=$SITE_URL DEBUG=$DEBUG $(basename $0) $*" >> "$(dirname $0)/../started"
 """
-# gunicorn, once the background-job worker started beside it has: `make
-# serve` stops its workers when gunicorn stops.
+# gunicorn, once the background-job worker and the health listener started
+# beside it have: `make serve` stops them when gunicorn stops. The health
+# listener (a gunicorn too) notes itself at once.
 GUNICORN = """#!/bin/sh
+case "$*" in *health_wsgi*) ;; *)
 for wait in $(seq 100); do
-    grep -q run_workers "$(dirname $0)/../started" 2>/dev/null && break
+    grep -q run_workers "$(dirname $0)/../started" 2>/dev/null \
+        && grep -q health_wsgi "$(dirname $0)/../started" 2>/dev/null && break
     sleep 0.1
-done
+done ;;
+esac
 """ + PROGRAM.removeprefix("#!/bin/sh\n")
 
 
@@ -58,6 +62,7 @@ def make(venv, *arguments, **environment):
             "SITE_URL",
             "HOST",
             "SERVE_BIND",
+            "HEALTH_BIND",
             "DEBUG",
             "JOBS_WORKERS",
             "JOBS_RELATED_WORKERS",
@@ -131,6 +136,7 @@ def test_make_serve_gives_the_site_the_address_gunicorn_binds(venv):
         "SITE_URL=http://127.0.0.1:8013"
     }
     assert sorted(line.split(" ", 2)[2] for line in lines) == [
+        "gunicorn anthology.health_wsgi --bind 127.0.0.1:8001 --workers 1 --threads 4",
         "gunicorn anthology.wsgi --bind 127.0.0.1:8013 --workers 2 --access-logfile -",
         "python manage.py check --deploy --tag pagecache",
         "python manage.py collectstatic --no-input --verbosity 0",

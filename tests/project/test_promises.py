@@ -989,6 +989,8 @@ ENTRY_POINTS = {
             "command:add_editor",
             "command:recompute_related",
             "command:recompute_candidates",
+            # Derived from the public text, as related work is.
+            "command:rebuild_vocabulary",
             "command:map_quality",
             # Starts the workers; the jobs they run are the entry points.
             "command:run_workers",
