@@ -152,6 +152,15 @@ class Worker(RQWorker):
             self.executions.clear()
             self.set_state(WorkerStatus.IDLE)
 
+    def _shutdown(self):
+        # A stop asked for while the worker is idle is RQ's StopRequested,
+        # raised wherever the signal lands; a chore's own error handling may
+        # swallow it, so it is kept as well, and the wait for a job below
+        # stops on it.
+        if self.get_state() != WorkerStatus.BUSY:
+            self._stop_requested = True
+        super()._shutdown()
+
     def get_heartbeat_ttl(self, job, working_time=0.0):
         interval = self.job_monitoring_interval
         if job.timeout and job.timeout > 0:
@@ -165,6 +174,8 @@ class Worker(RQWorker):
         idle = 0
         while True:
             run_chores()
+            if self._stop_requested:
+                raise StopRequested()
             if timeout is None:
                 return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
             spell = min(timeout, settings.JOBS_CHORE_SECONDS)

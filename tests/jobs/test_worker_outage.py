@@ -4,6 +4,7 @@ among the queue's workers again, and taking the next job. Each test runs a
 redis-server of its own, on a port of its own: the shared one is never
 touched."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -115,10 +116,14 @@ def worker(redis_server, tmp_path):
     queue = Queue("outage", connection=redis_server.client())
     until(lambda: Worker.all(queue=queue), "the worker listens on the queue")
     yield process
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-    print(log.read_text(errors="replace"))
+    try:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        print(log.read_text(errors="replace"))
 
 
 # How long the job runs, and when Redis comes back after it was killed, a
