@@ -115,7 +115,7 @@ def test_a_tokens_api_request_reaches_the_site_and_is_counted(topic_page):
     counts = [
         int(redis_client().get(key))
         for key in redis_client().scan_iter(
-            f"{topic_page['prefix']}:*ratelimit:token:{token.pk}:*"
+            f"{topic_page['prefix']}:*ratelimit:user:{token.user_id}:*"
         )
     ]
     assert sum(counts) == 3
