@@ -31,12 +31,12 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.db.models import DateTimeField, JSONField, Q
 from django.db.models.base import ModelState
-from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
 from actions import pages, vocabulary
+from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
 from actions.staging import Staging, analysed
 from actions.steps import audited, require
@@ -315,15 +315,16 @@ class DocumentWriter:
         )
 
     def _write_tags(self, writes, *, new):
-        """Set each document's tags to the names given, as ``tags.set()`` would:
-        names match existing tags whatever their case (TAGGIT_CASE_INSENSITIVE).
+        """Set each document's tags to the names given, as the actions set them:
+        names match existing tags whatever their case (TAGGIT_CASE_INSENSITIVE)
+        or by the slug they would take.
         Returns the audit entries."""
         tags = _tags_named({name for write in writes for name in write.tags})
         content_type = ContentType.objects.get_for_model(Document)
         added, removed, entries = [], [], []
         for write in writes:
             document = write.document
-            wanted = {tags[name.lower()] for name in write.tags}
+            wanted = {tags[name] for name in write.tags}
             current = set() if new else set(document.tags.all())
             added += [
                 TaggedItem(content_type=content_type, object_id=document.pk, tag=tag)
@@ -441,18 +442,15 @@ def _derived(documents):
 
 
 def _tags_named(names):
-    """``{lowered name: Tag}`` for ``names``, making the tags that are missing."""
-    tags = {}
-    for tag in (
-        Tag.objects.annotate(lowered=Lower("name"))
-        .filter(lowered__in={name.lower() for name in names})
-        .order_by("pk")
-    ):
-        tags.setdefault(tag.lowered, tag)
-    for name in sorted(names):
-        if name.lower() not in tags:
-            tags[name.lower()] = Tag.objects.create(name=name)
-    return tags
+    """``{name: Tag}`` for ``names``: the tags they stand for, whatever the
+    case or a slug's spelling (``filing.tags_named``), making those missing."""
+    named, made = tags_named(sorted(names)), {}
+    for name, tag in named.items():
+        if isinstance(tag, str):
+            if tag not in made:
+                made[tag] = Tag.objects.create(name=tag)
+            named[name] = made[tag]
+    return named
 
 
 def _tag_change(operation, tags):

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from actions import errata, pages, vocabulary
+from actions.filing import recorded_tag_names, recorded_tags
 from actions.people import link_documents
 from actions.steps import (
     Step,
@@ -44,11 +45,28 @@ def _status(document):
     return document.get_status_display().lower()
 
 
+def _standing(document):
+    """What ``document`` is, as a sentence says it: "a draft", "in review"."""
+    if document.status == Document.Status.DRAFT:
+        return "a draft"
+    return _status(document)
+
+
+def _refused(document, message, code):
+    """A precondition's refusal: ``standing`` is what the document is, for
+    a bulk action to say why it leaves it alone."""
+    return ValidationError(
+        message,
+        code=code,
+        params={"identifier": document.identifier, "standing": _standing(document)},
+    )
+
+
 def _draft_only(document, revision):
     """Only a draft goes to review."""
     if document.status != Document.Status.DRAFT:
-        message = f"{document.identifier} is {_status(document)}, not a draft."
-        raise ValidationError(message, code="not_a_draft")
+        message = f"{document.identifier} is {_standing(document)}, not a draft."
+        raise _refused(document, message, "not_a_draft")
 
 
 def _unpublished_or_pending(document, revision):
@@ -64,17 +82,17 @@ def _active_or_superseded(document, revision):
     """Only a document readers see as current, or as superseded, is withdrawn."""
     if document.status not in {Document.Status.ACTIVE, Document.Status.SUPERSEDED}:
         message = (
-            f"{document.identifier} is {_status(document)}: only an active or "
+            f"{document.identifier} is {_standing(document)}: only an active or "
             "superseded document can be withdrawn."
         )
-        raise ValidationError(message, code="not_withdrawable")
+        raise _refused(document, message, "not_withdrawable")
 
 
 def _withdrawn(document, revision):
     """Only a withdrawn document is reinstated."""
     if document.status != Document.Status.WITHDRAWN:
-        message = f"{document.identifier} is {_status(document)}, not withdrawn."
-        raise ValidationError(message, code="not_withdrawn")
+        message = f"{document.identifier} is {_standing(document)}, not withdrawn."
+        raise _refused(document, message, "not_withdrawn")
 
 
 def _pending(document, revision):
@@ -171,7 +189,7 @@ def save_document(*, document, user, tags=None, via=""):
             mark_issued(registry=document.registry, number=document.number)
         document.save()
         if tags is not None:
-            document.tags.set(tags, clear=False)
+            _set_tags(document, tags)
         write_references(documents=[document])
         link_documents([document], user=user, via=via)
     return document
@@ -206,7 +224,7 @@ def _edit_in_place(document, changes):
     document.full_clean(exclude=["tags"])
     document.save()
     if "tags" in changes:
-        document.tags.set(list(changes["tags"]), clear=False)
+        _set_tags(document, changes["tags"])
     link_documents([document])
 
 
@@ -217,7 +235,7 @@ def _hold_as_revision(document, revision, user, changes, note):
         if name == "topic":
             revision.topic_id = _pk(value)
         elif name == "tags":
-            revision.tag_names = sorted(value)
+            revision.tag_names = sorted(recorded_tag_names(value))
         else:
             setattr(revision, name, value)
     if note:
@@ -237,6 +255,12 @@ def _pk(value):
     return getattr(value, "pk", value)
 
 
+def _set_tags(document, names):
+    """Give ``document`` the tags ``names`` stand for: a name whose slug is
+    an existing tag's is that tag (``filing.tags_named``)."""
+    document.tags.set(recorded_tags(list(names)), clear=False)
+
+
 def add_tags(*, document, user, names):
     """Add tags to what an editor sees of ``document``, keeping every other tag.
 
@@ -247,7 +271,9 @@ def add_tags(*, document, user, names):
         document = Document.objects.select_for_update().get(pk=document.pk)
         tags = editable_state(document)["tags"]
         known = {name.lower() for name in tags}
-        added = [name for name in names if name.lower() not in known]
+        added = [
+            name for name in recorded_tag_names(names) if name.lower() not in known
+        ]
         if not added:
             return None
         return edit_document(
@@ -317,7 +343,7 @@ def _publish_revision(document, revision, user, note):
     write_references(documents=[document])
     if raises:
         vocabulary.refresh([document.pk])
-    document.tags.set(revision.tag_names, clear=False)
+    _set_tags(document, revision.tag_names)
     if note:
         revision.note = note
     publish_held(revision, user=user, at=published_at)

@@ -8,7 +8,7 @@ each change expires every cached page.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.text import slugify
@@ -72,14 +72,61 @@ def _restamp(obj, *, renamed_only=False):
     documents.update(updated_at=timezone.now())
 
 
+def tags_named(names):
+    """``{name: tag}`` for each of ``names``: the tag with that name whatever
+    its case, else the tag whose slug the name would take ("pipeline-
+    parallelism" typed when "pipeline parallelism" is a tag), so that no
+    write makes a second tag with the slug ``pipeline-parallelism_1``. A name
+    no tag answers stands for a new tag, named as the first of ``names`` with
+    its slug was typed (a ``str``, for taggit or the caller to make)."""
+    slugs = {name: Tag().slugify(name) for name in names}
+    found = (
+        Tag.objects.annotate(lowered=Lower("name"))
+        .filter(
+            Q(lowered__in={name.lower() for name in names})
+            | Q(slug__in={slug for slug in slugs.values() if slug})
+        )
+        .order_by("pk")
+    )
+    by_name, by_slug = {}, {}
+    for tag in found:
+        by_name.setdefault(tag.lowered, tag)
+        by_slug.setdefault(tag.slug, tag)
+    named = {}
+    for name in names:
+        # A slug of nothing (a name of punctuation alone) tells nothing apart.
+        slug = slugs[name] or f"\0{name.lower()}"
+        tag = by_name.get(name.lower()) or by_slug.get(slug)
+        if tag is None:
+            tag = by_slug[slug] = by_name[name.lower()] = name
+        named[name] = tag
+    return named
+
+
+def recorded_tags(names):
+    """The tags ``names`` stand for (``tags_named``), in order, each once."""
+    tags = []
+    for tag in tags_named(names).values():
+        if tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def recorded_tag_names(names):
+    """The names the record holds for ``names``, in order, each once: a
+    pending revision keeps its tags as names."""
+    return [getattr(tag, "name", tag) for tag in recorded_tags(names)]
+
+
 # Merging changes the tags of public documents as readers see them, at once.
 MERGE_TAGS = "catalogue.publish_document"
 
 
 def merge_tags(*, tags, into, user):
     """Fold ``tags`` into the tag named ``into`` (made if there is none, its
-    case kept if there is): every document and pending revision that had one
-    of them has ``into`` instead, and the folded tags are deleted.
+    case kept if there is; a tag whose slug it would take is it): every
+    document and pending revision that had one of them has ``into`` instead,
+    and the folded tags are deleted.
 
     A document that already had ``into`` keeps it; nothing else it has is
     touched; each document's change is its own audit entry. Returns the tag
@@ -90,12 +137,9 @@ def merge_tags(*, tags, into, user):
     if not into:
         raise ValidationError("Name the tag to keep.", code="tag_name_missing")
     with transaction.atomic(), audited(user):
-        target = (
-            Tag.objects.annotate(lowered=Lower("name"))
-            .filter(lowered=into.lower())
-            .order_by("pk")
-            .first()
-        ) or Tag.objects.create(name=into)
+        target = tags_named([into])[into]
+        if isinstance(target, str):
+            target = Tag.objects.create(name=target)
         folded = [tag for tag in tags if tag.pk != target.pk]
         if not folded:
             return target, Document.objects.filter(tags=target).count()

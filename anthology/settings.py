@@ -287,6 +287,9 @@ PAGE_CACHE_PURGE_RETRY_PAUSES = env.read("PURGE_RETRY_PAUSES")
 PAGE_CACHE_OUTBOX_RETRY_SECONDS = env.read("OUTBOX_RETRY_SECONDS")
 
 TAGGIT_CASE_INSENSITIVE = True
+# One tag a comma-separated entry, spaces and all, shown back without quotes.
+TAGGIT_TAGS_FROM_STRING = "catalogue.tags.tags_from_string"
+TAGGIT_STRING_FROM_TAGS = "catalogue.tags.string_from_tags"
 
 # No page runs inline script or inline style, so the Content-Security-Policy
 # allows only the site's own files; the admin runs under the same policy.

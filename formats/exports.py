@@ -44,6 +44,7 @@ from catalogue.addresses import absolute_url
 from catalogue.citations import Citation, author_line, parse_author_line
 from catalogue.identifiers import Identifier
 from catalogue.models import PUBLIC_STATUSES, DecisionRelation, Document, Registry
+from catalogue.tags import render_tags
 
 BOM = "\ufeff".encode()
 CHUNK_BYTES = 64 * 1024
@@ -268,7 +269,7 @@ def _document_rows(queryset, *, base_url):
                 summary,
                 status,
                 topic,
-                ", ".join(sorted(tags.get(pk, []))),
+                render_tags(sorted(tags.get(pk, []))),
                 Identifier(next_prefix, next_number) if next_number else "",
                 timestamp(row[14]),
                 timestamp(row[15]),
@@ -367,7 +368,12 @@ def _document_columns_sql(*, base_url):
         .annotate(
             names=Func(
                 F("tag__name"),
-                template="string_agg(%(expressions)s, ', ' ORDER BY "
+                # As catalogue.tags.render_tags writes them: a name holding a
+                # comma or opening with a quote in quotes, its quotes doubled.
+                template="string_agg(CASE WHEN strpos(%(expressions)s, ',') > 0 "
+                "OR left(%(expressions)s, 1) = '\"' THEN '\"' || "
+                "replace(%(expressions)s, '\"', '\"\"') || '\"' "
+                "ELSE %(expressions)s END, ', ' ORDER BY "
                 '%(expressions)s COLLATE "C")',
                 output_field=TextField(),
             )

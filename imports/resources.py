@@ -24,6 +24,7 @@ from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import highest_issued, unissued_refusal
+from catalogue.tags import parse_tags
 from catalogue.text import refusal, unsafe_character
 from formats.exports import DOCUMENT_COLUMNS, parse_author_list_cell, restore
 from imports import progress
@@ -370,9 +371,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             except ValueError as error:
                 errors.setdefault(column, []).append(ValidationError(str(error)))
                 cells[column] = ""
-        read.tags = sorted(
-            {name.strip() for name in cells["tags"].split(",") if name.strip()}
-        )
+        read.tags = sorted(parse_tags(cells["tags"]))
         read.successor = cells["successor"]
         for column, attribute in [
             ("created", "created_at"),

@@ -9,6 +9,7 @@ from django.urls import reverse
 import actions.documents
 from catalogue.models import Document
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.html import soup_of
 
 pytestmark = pytest.mark.django_db
 
@@ -183,9 +184,9 @@ def test_submitting_a_filtered_list_says_what_was_already_in_review(desk):
     assert said == ["Submitted 2 drafts for review; 1 was already in review."]
 
 
-def test_a_refused_row_changes_nothing_and_says_so(desk):
-    draft = DocumentFactory()
-    public = DocumentFactory(published=True)
+def test_a_row_the_verb_refuses_is_left_alone_and_named(desk):
+    draft = DocumentFactory(number=12)
+    public = DocumentFactory(number=13, published=True)
 
     said = bulk(
         desk,
@@ -196,5 +197,81 @@ def test_a_refused_row_changes_nothing_and_says_so(desk):
         reason="Retracted.",
     )
 
-    assert said[0].startswith("Nothing was changed.")
-    assert Document.objects.filter(status="withdrawn").count() == 0
+    assert said == ["Withdrew 1 document; LIT-012 is a draft and was left alone."]
+    assert dict(Document.objects.values_list("number", "status")) == {
+        12: "draft",
+        13: "withdrawn",
+    }
+
+
+def plan_of(client, action, documents, **extra):
+    """The confirmation page's plan: its summary, then each row as listed."""
+    response = client.post(
+        CHANGELIST,
+        {
+            "action": action,
+            "_selected_action": [document.pk for document in documents],
+            "index": 0,
+            **extra,
+        },
+    )
+    assert response.status_code == 200
+    page = soup_of(response).select_one(".bulk-plan")
+    return [page.p.get_text()] + [
+        span.get_text() for span in page.select("ul li .fate")
+    ], page
+
+
+def test_a_withdrawal_says_what_each_document_will_get_before_the_reason(desk):
+    drafted = DocumentFactory(number=12)
+    reviewed = DocumentFactory(number=14, in_review=True)
+    public = DocumentFactory(number=13, published=True)
+    gone = DocumentFactory(number=15, withdrawn=True)
+
+    plan, page = plan_of(desk, "withdraw_action", [drafted, reviewed, public, gone])
+
+    assert plan == [
+        "1 of 4 will be withdrawn; LIT-012 is a draft and will be left alone; "
+        "LIT-014 is in review and will be left alone; 1 is already withdrawn.",
+        "is a draft and will be left alone",
+        "will be withdrawn",
+        "is in review and will be left alone",
+        "is already withdrawn",
+    ]
+    assert page.select_one("textarea[name=reason]") is not None
+    assert Document.objects.filter(status="withdrawn").count() == 1
+
+
+def test_a_withdrawal_of_drafts_alone_asks_no_reason(desk):
+    plan, page = plan_of(desk, "withdraw_action", [DocumentFactory(number=12)])
+
+    assert (
+        plan[0]
+        == "0 of 1 will be withdrawn; LIT-012 is a draft and will be left alone."
+    )
+    assert page.select_one("textarea[name=reason]") is None
+    assert page.select_one("input[type=submit]") is None
+
+
+def test_submitting_a_selection_with_a_public_document_says_so_first(desk):
+    drafts = [DocumentFactory(number=n) for n in (12, 14)]
+    public = DocumentFactory(number=13, published=True)
+
+    plan, page = plan_of(desk, "submit_for_review_action", [*drafts, public])
+
+    assert plan[0] == (
+        "2 of 3 will be submitted for review; LIT-013 is active and will be left alone."
+    )
+    assert page.select_one("input[type=submit]")["value"] == "Submit 2 documents"
+    assert Document.objects.filter(status="in_review").count() == 0
+
+    said = bulk(desk, "", "submit_for_review_action", [*drafts, public], post="yes")
+
+    assert said == [
+        "Submitted 2 drafts for review; LIT-013 is active and was left alone."
+    ]
+    assert dict(Document.objects.values_list("number", "status")) == {
+        12: "in_review",
+        13: "active",
+        14: "in_review",
+    }
