@@ -10,10 +10,13 @@ from auditlog.mixins import AuditlogHistoryAdminMixin
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
-from django.db.models import Count, OuterRef, Subquery
+from django.core.exceptions import PermissionDenied
+from django.db.models import Case, Count, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Lower
+from django.http import JsonResponse
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from taggit import admin as taggit_admin
 from taggit.models import Tag, TaggedItem
 
@@ -96,6 +99,10 @@ class TagForm(RecordTextForm, forms.ModelForm):
     (taggit's model is not the record's, so its validation does not)."""
 
 
+# How many tags the Tags field offers at once.
+OFFERED = 10
+
+
 @admin.register(Tag)
 class TagAdmin(FilingActionsMixin, admin.ModelAdmin):
     """Tags, renamed and deleted through their actions; merged, by whoever
@@ -117,6 +124,43 @@ class TagAdmin(FilingActionsMixin, admin.ModelAdmin):
     @admin.display(description="Documents", ordering="documents")
     def held_by(self, tag):
         return tag.documents or 0
+
+    def get_urls(self):
+        names = path(
+            "names/",
+            self.admin_site.admin_view(self.names_view),
+            name="taggit_tag_names",
+        )
+        return [names, *super().get_urls()]
+
+    def names_view(self, request):
+        """The tags an editor typing ``q`` into a document's Tags field is
+        offered, as JSON (``{"tags": [name, …]}``): names holding it, and
+        names whose slug starts as it would ("pipeline-par" offers "pipeline
+        parallelism"), those starting with it first, at most ``OFFERED``.
+        For whoever may add or edit documents."""
+        if not (
+            request.user.has_perm("catalogue.change_document")
+            or request.user.has_perm("catalogue.add_document")
+        ):
+            raise PermissionDenied
+        typed = request.GET.get("q", "").strip()[
+            : Tag._meta.get_field("name").max_length
+        ]
+        if not typed:
+            return JsonResponse({"tags": []})
+        matching = Q(name__icontains=typed)
+        if slug := Tag().slugify(typed):
+            matching |= Q(slug__startswith=slug)
+        offered = (
+            Tag.objects.filter(matching)
+            .annotate(
+                later=Case(When(name__istartswith=typed, then=Value(0)), default=1)
+            )
+            .order_by("later", Lower("name"), "pk")
+            .values_list("name", flat=True)[:OFFERED]
+        )
+        return JsonResponse({"tags": list(offered)})
 
     def has_merge_permission(self, request):
         return request.user.has_perm(filing.MERGE_TAGS)

@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 from taggit.forms import TagWidget
-from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
 from actions.documents import EDITABLE_FIELDS, editable_state, editor_state
@@ -98,21 +97,32 @@ class NamedAutocompleteMixin:
 
 
 class TagsWidget(TagWidget):
-    """Tags, comma-separated, offered as the editor types: the record's tag
-    names in a datalist, which editorial/tags.js keeps to the tag being typed."""
+    """Tags, comma-separated, as a combobox: editorial/tag-combobox.js offers
+    the record's tags (``admin:taggit_tag_names``) for the entry being typed,
+    in a listbox chosen from by keyboard or pointer, its count told to
+    screen readers. Without the script it is the plain text field."""
 
     template_name = "editorial/widgets/tags.html"
 
     class Media:
-        js = ["editorial/tags.js"]
+        css = {"all": ["editorial/tag-combobox.css"]}
+        js = ["editorial/tag-combobox.js"]
 
     def __init__(self, attrs=None):
-        super().__init__({"list": "tag-names", "autocomplete": "off", **(attrs or {})})
+        super().__init__({"autocomplete": "off", **(attrs or {})})
 
     def get_context(self, name, value, attrs):
         context = super().get_context(name, value, attrs)
-        context["widget"]["tag_names"] = Tag.objects.order_by("name").values_list(
-            "name", flat=True
+        field_id = context["widget"]["attrs"].get("id") or f"id_{name}"
+        context["widget"]["attrs"].update(
+            {
+                "id": field_id,
+                "role": "combobox",
+                "aria-autocomplete": "list",
+                "aria-expanded": "false",
+                "aria-controls": f"{field_id}_offers",
+                "data-offers": reverse("admin:taggit_tag_names"),
+            }
         )
         return context
 
@@ -177,6 +187,11 @@ class DocumentForm(RecordTextForm, forms.ModelForm):
             "superseded_by",
         ]
         widgets = {"tags": TagsWidget}
+        help_texts = {
+            "tags": "Tags separated by commas, spaces kept: “sequence "
+            "parallelism, memory” is two tags. A tag holding a comma goes in "
+            "double quotes. Existing tags are offered as you type.",
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

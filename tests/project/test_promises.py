@@ -908,6 +908,8 @@ ENTRY_POINTS = {
             "catalogue_decisionrecord_import_folder_job",
             "taggit_tag_changelist",
             "taggit_tag_history",
+            # The tags offered as an editor types into a document's Tags field.
+            "taggit_tag_names",
             # No one adds or deletes a person or a proposal in the admin, and
             # a proposal is decided on its own page.
             *(

@@ -131,6 +131,7 @@ admin:taggit_tag_add                          403 200 200 200
 admin:taggit_tag_change                       403 200 200 200
 admin:taggit_tag_history                      403 200 200 200
 admin:taggit_tag_delete                       403 403 403 200
+admin:taggit_tag_names                        403 200 200 200
 admin:auth_group_changelist                   403 403 403 200
 admin:auth_group_add                          403 403 403 200
 admin:auth_group_change                       403 403 403 200
