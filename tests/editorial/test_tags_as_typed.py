@@ -32,7 +32,7 @@ def post_form(client, url, **changes):
 
 @pytest.fixture
 def existing():
-    """"pipeline parallelism", held by a public document."""
+    """ "pipeline parallelism", held by a public document."""
     DocumentFactory(number=1, tags=["pipeline parallelism"], published=True)
     return Tag.objects.get()
 
@@ -41,9 +41,7 @@ def slugs():
     return sorted(Tag.objects.values_list("slug", flat=True))
 
 
-def test_a_tag_typed_with_spaces_is_one_tag_shown_back_without_quotes(
-    client, editor
-):
+def test_a_tag_typed_with_spaces_is_one_tag_shown_back_without_quotes(client, editor):
     client.force_login(editor)
     draft = DocumentFactory(number=4, topic=TopicFactory())
 
