@@ -92,8 +92,8 @@ class Intent(NamedTuple):
     already: str
 
     def summary(self, plan):
-        """ "2 of 3 will be withdrawn; LIT-789 is a draft and will be left
-        alone; 1 is already withdrawn."""
+        """The page's first sentence, said before anything is asked: "2 of 3
+        will be withdrawn; LIT-789 is a draft and will be left alone"."""
         total = len(plan)
         acting = sum(1 for _, result, _ in plan if result not in {"already", SKIPPED})
         parts = [f"{acting} of {total} will be {self.will}"]

@@ -56,6 +56,7 @@ def test_an_existing_tag_is_offered_and_chosen_by_keyboard_alone(
     assert offered.all_inner_texts() == ["pipeline parallelism"]
     assert field.get_attribute("aria-expanded") == "true"
     assert editor.page.get_by_role("status").inner_text() == "1 tag offered."
+    editor.accessible()
     field.press("ArrowDown")
     assert field.get_attribute("aria-activedescendant") == offered.first.get_attribute(
         "id"

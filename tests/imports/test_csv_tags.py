@@ -1,0 +1,63 @@
+"""The CSV import reads its tags column as editors type tags: one tag a
+comma-separated entry, spaces kept, a tag holding a comma in quotes, and a
+name whose slug is an existing tag's taken as that tag; the export writes the
+column so that the import reads the same tags back."""
+
+import pytest
+from taggit.models import Tag, TaggedItem
+
+from catalogue.models import Document, DocumentVersion
+from tests.factories import DocumentFactory
+from tests.imports.test_import_csv import (
+    confirm,
+    csv_text,
+    export_documents,
+    preview,
+    problems,
+    row,
+)
+
+# The import's jobs go through the test queue, which RQ keeps in Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.redis]
+
+
+def test_a_tag_with_spaces_is_one_tag_and_a_slug_alike_is_the_existing_tag(
+    admin_client,
+):
+    DocumentFactory(number=1, tags=["pipeline parallelism"], published=True)
+    content = csv_text(
+        [row(tags='sequence parallelism, Pipeline-Parallelism, "Smith, Jones"')]
+    )
+
+    response = preview(admin_client, content)
+    assert problems(response) == {}
+    confirm(admin_client, response)
+
+    document = Document.objects.get(number=4)
+    assert sorted(document.tags.names()) == [
+        "Smith, Jones",
+        "pipeline parallelism",
+        "sequence parallelism",
+    ]
+    assert sorted(Tag.objects.values_list("slug", flat=True)) == [
+        "pipeline-parallelism",
+        "sequence-parallelism",
+        "smith-jones",
+    ]
+
+
+def test_tags_exported_are_imported_back_the_same(admin_client):
+    names = ["sequence parallelism", "Smith, Jones", '"quoted" words', "Zhang’s — ×"]
+    DocumentFactory(number=4, tags=names, published=True)
+    exported = export_documents(admin_client)
+
+    TaggedItem.objects.all().delete()
+    Tag.objects.all().delete()
+    DocumentVersion.objects.all().delete()
+    Document.objects.all().delete()
+    response = preview(admin_client, exported)
+    assert problems(response) == {}
+    confirm(admin_client, response)
+
+    assert sorted(Document.objects.get(number=4).tags.names()) == sorted(names)
+    assert export_documents(admin_client) == exported
