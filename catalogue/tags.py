@@ -13,6 +13,8 @@ taggit reads and writes the tags field through ``tags_from_string`` and
 the CSV import and the bulk "Add the tag" read their cells with ``parse_tags``.
 """
 
+from django.core.exceptions import ValidationError
+
 QUOTE = '"'
 
 
@@ -32,6 +34,19 @@ def parse_tags(text):
 def render_tags(names):
     """``names`` as an editor types them, ``", "`` between them."""
     return ", ".join(_rendered(name) for name in names)
+
+
+def check_lengths(names, *, limit):
+    """Refuse, naming it, a tag longer than ``limit`` characters (the tag
+    table's own limit, which the caller reads)."""
+    for name in names:
+        if len(name) > limit:
+            shown = f"{name[:40]}…" if len(name) > 40 else name
+            raise ValidationError(
+                f"The tag “{shown}” is {len(name)} characters long; a tag "
+                f"holds at most {limit}.",
+                code="tag_too_long",
+            )
 
 
 def tags_from_string(text):

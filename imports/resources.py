@@ -17,6 +17,7 @@ from import_export import resources
 from import_export.fields import Field
 from import_export.instance_loaders import BaseInstanceLoader
 from import_export.widgets import Widget
+from taggit.models import Tag
 
 from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
@@ -24,13 +25,15 @@ from actions.staging import analysed
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import highest_issued, unissued_refusal
-from catalogue.tags import parse_tags
+from catalogue.tags import check_lengths, parse_tags
 from catalogue.text import refusal, unsafe_character
 from formats.exports import DOCUMENT_COLUMNS, parse_author_list_cell, restore
 from imports import progress
 
 # Version notes are read by readers, on the version pages.
 IMPORT_NOTE = "Carried over from a copy of the record."
+# The longest tag name the tag table holds.
+TAG_LENGTH = Tag._meta.get_field("name").max_length
 
 
 def cell_text(value):
@@ -372,6 +375,10 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
                 errors.setdefault(column, []).append(ValidationError(str(error)))
                 cells[column] = ""
         read.tags = sorted(parse_tags(cells["tags"]))
+        try:
+            check_lengths(read.tags, limit=TAG_LENGTH)
+        except ValidationError as error:
+            errors.setdefault("tags", []).append(error)
         read.successor = cells["successor"]
         for column, attribute in [
             ("created", "created_at"),

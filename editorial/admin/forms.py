@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 from taggit.forms import TagWidget
+from taggit.models import Tag
 from taggit.utils import edit_string_for_tags
 
 from actions.documents import EDITABLE_FIELDS, editable_state, editor_state
@@ -35,6 +36,7 @@ from catalogue.models import (
     Topic,
 )
 from catalogue.orcid import normalise_orcid
+from catalogue.tags import check_lengths
 from catalogue.text import RecordTextForm
 from editorial.merge import three_way_merge
 from public.diffs import render_word_diff
@@ -238,6 +240,11 @@ class DocumentForm(RecordTextForm, forms.ModelForm):
 
     def clean_source_identifier(self):
         return spelled_as_recorded(self.cleaned_data["source_identifier"])
+
+    def clean_tags(self):
+        tags = self.cleaned_data["tags"]
+        check_lengths(tags, limit=Tag._meta.get_field("name").max_length)
+        return tags
 
     def clean(self):
         cleaned = super().clean()

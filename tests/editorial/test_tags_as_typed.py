@@ -182,3 +182,19 @@ def test_merging_into_a_slug_alike_keeps_the_existing_tag(publisher, existing):
 
     assert (kept, held) == (existing, 2)
     assert slugs() == ["pipeline-parallelism"]
+
+
+def test_a_tag_longer_than_the_table_holds_is_refused_by_name(client, editor):
+    client.force_login(editor)
+    draft = DocumentFactory(number=4)
+    url = change_url(draft)
+    data = form_data(client.get(url))
+    data["tags"] = "memory, " + "x" * 101
+
+    response = client.post(url, data)
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["tags"] == [
+        f"The tag “{'x' * 40}…” is 101 characters long; a tag holds at most 100."
+    ]
+    assert list(draft.tags.names()) == []

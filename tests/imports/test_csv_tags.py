@@ -61,3 +61,23 @@ def test_tags_exported_are_imported_back_the_same(admin_client):
 
     assert sorted(Document.objects.get(number=4).tags.names()) == sorted(names)
     assert export_documents(admin_client) == exported
+
+
+def test_a_tag_longer_than_the_table_holds_is_named_by_row_and_column(
+    admin_client,
+):
+    content = csv_text(
+        [row(number="1", identifier="LIT-001"), row(tags="memory, " + "y" * 120)]
+    )
+
+    response = preview(admin_client, content)
+
+    assert problems(response) == {
+        2: {
+            "tags": [
+                f"The tag “{'y' * 40}…” is 120 characters long; a tag holds at "
+                "most 100."
+            ]
+        }
+    }
+    assert not Document.objects.exists()
