@@ -3,6 +3,7 @@ says what it will do before it asks for the reason: in Chromium, through the
 change form and the document list."""
 
 import pytest
+from playwright.sync_api import expect
 
 from catalogue.models import Document
 from tests.browser.test_editorial_journeys import Desk
@@ -57,10 +58,17 @@ def test_an_existing_tag_is_offered_and_chosen_by_keyboard_alone(
     assert field.get_attribute("aria-expanded") == "true"
     assert editor.page.get_by_role("status").inner_text() == "1 tag offered."
     editor.accessible()
+    field.press("Escape")
+    expect(field).to_have_attribute("aria-expanded", "false")
+    expect(offered).to_have_count(0)
     field.press("ArrowDown")
-    assert field.get_attribute("aria-activedescendant") == offered.first.get_attribute(
-        "id"
+    expect(offered).to_have_count(1)
+    field.press("ArrowDown")
+    field.press("ArrowUp")
+    expect(field).to_have_attribute(
+        "aria-activedescendant", offered.first.get_attribute("id")
     )
+    expect(offered.first).to_have_attribute("aria-selected", "true")
     field.press("Enter")
 
     assert field.input_value() == "sequence parallelism, pipeline parallelism, "
