@@ -36,6 +36,13 @@ IMPORT_NOTE = "Carried over from a copy of the record."
 TAG_LENGTH = Tag._meta.get_field("name").max_length
 
 
+def _tag_keys(names):
+    """The tags ``names`` stand for, as the writer takes names to tags
+    (``actions.filing.tags_named``): whatever their case, or by the slug they
+    would take; a row naming its document's tags so changes nothing."""
+    return {Tag().slugify(name) or name.lower() for name in names}
+
+
 def cell_text(value):
     """A cell's text as the export wrote it, the formula guard taken off; a
     character no text of the record may hold (a NUL, a control character, a
@@ -476,7 +483,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             if field.attribute
             and field.get_value(instance) != field.get_value(original)
         ]
-        if sorted(tag.name for tag in original.tags.all()) != read.tags:
+        if _tag_keys(tag.name for tag in original.tags.all()) != _tag_keys(read.tags):
             columns.append("tags")
         successor = original.superseded_by.identifier if original.superseded_by else ""
         if successor != read.successor:

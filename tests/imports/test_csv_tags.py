@@ -4,6 +4,7 @@ name whose slug is an existing tag's taken as that tag; the export writes the
 column so that the import reads the same tags back."""
 
 import pytest
+from bs4 import BeautifulSoup
 from taggit.models import Tag, TaggedItem
 
 from catalogue.models import Document, DocumentVersion
@@ -81,3 +82,20 @@ def test_a_tag_longer_than_the_table_holds_is_named_by_row_and_column(
         }
     }
     assert not Document.objects.exists()
+
+
+def test_a_row_naming_its_tags_in_another_spelling_changes_nothing(admin_client):
+    DocumentFactory(number=4, tags=["pipeline parallelism", "Memory"], published=True)
+    exported = export_documents(admin_client)
+    respelled = exported.replace(
+        b"Memory, pipeline parallelism", b"memory, Pipeline-Parallelism"
+    )
+    assert respelled != exported
+
+    response = preview(admin_client, respelled)
+
+    soup = BeautifulSoup(response.content, "html.parser")
+    assert soup.select_one(".import-summary").get_text() == (
+        "0 new, 0 updated, 1 unchanged."
+    )
+    assert soup.select_one("input[name=confirm]") is None
