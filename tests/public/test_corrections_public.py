@@ -15,7 +15,7 @@ import actions.documents
 from catalogue.models import Correction, Document
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 from tests.html import soup_of, text_of
-from tests.oai.oai import ask, identifiers
+from tests.oai.oai import NS, ask, headers, identifiers
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +167,99 @@ def test_a_decision_records_page_lists_its_corrections(client, publisher, commit
         actions.decisions.publish_decision(decision=decision, user=publisher)
     [listed] = corrections_listed(client, path)
     assert listed.endswith("title corrected (a reader’s correction)")
+
+
+def everything_readers_read(client, document):
+    """What each public address shows of LIT-219, each asked twice (the
+    second from whatever cache holds it): its page's corrections, its feeds,
+    its OAI record's datestamp and creators, its API notices."""
+    path = document.get_absolute_url()
+    feeds = [
+        reverse("catalogue:document-feed", args=[document.identifier]),
+        reverse("catalogue:topic-feed", args=["memory"]),
+        reverse("catalogue:feed"),
+    ]
+    api = f"/api/documents/{document.identifier}/"
+    record = {
+        "verb": "GetRecord",
+        "identifier": "oai:testserver:LIT-219",
+        "metadataPrefix": "oai_dc",
+    }
+    seen = []
+    for _ in range(2):
+        oai = ask(client, **record)
+        seen.append(
+            {
+                "page": corrections_listed(client, path),
+                "feeds": [
+                    "corrected: Memory-efficient training"
+                    in client.get(feed).content.decode()
+                    for feed in feeds
+                ],
+                "datestamp": headers(oai)[0][1],
+                "creators": oai.xpath("//dc:creator/text()", namespaces=NS),
+                "api": [notice["text"] for notice in client.get(api).json()["notices"]],
+            }
+        )
+    assert seen[0] == seen[1]
+    return seen[1]
+
+
+def test_a_correction_decided_on_the_desk_shows_at_every_address_at_once(
+    client, admin_client, document, publisher, committed
+):
+    Document.objects.filter(pk=document.pk).update(updated_at=LONG_AGO)
+    correction = actions.corrections.propose(
+        target=document,
+        changes={"author_list": [*document.author_list, ADDED]},
+        reason="The paper lists two authors.",
+    )
+    before = everything_readers_read(client, document)
+    assert before["page"] == [] and before["api"] == []
+    assert before["feeds"] == [False, False, False]
+    assert before["creators"] == ["Chen, Tianqi"]
+
+    desk = reverse("admin:catalogue_correction_change", args=[correction.pk])
+    with committed():
+        admin_client.post(desk, {"_accept": "Accept as proposed"})
+    assert everything_readers_read(client, document) == before
+
+    review = reverse("admin:catalogue_document_review", args=[document.pk])
+    with committed():
+        admin_client.post(review, {"_publish": "Publish"})
+    after = everything_readers_read(client, document)
+    today = datetime.now(UTC).date().isoformat()
+    sentence = "authors corrected (a reader’s correction)"
+    assert after["page"] == [f"{today} : {sentence}"]
+    assert after["feeds"] == [True, True, True]
+    assert after["datestamp"] > before["datestamp"]
+    assert after["creators"] == ["Chen, Tianqi", "Guestrin, Carlos"]
+    [text] = after["api"]
+    assert text.endswith(f": {sentence}.")
+
+
+def test_an_erratum_accepted_on_the_desk_shows_at_every_address_at_once(
+    client, admin_client, document, committed
+):
+    Document.objects.filter(pk=document.pk).update(updated_at=LONG_AGO)
+    correction = actions.corrections.propose(
+        target=document,
+        origin=Correction.Origin.CROSSREF,
+        proposes=Correction.Proposes.ERRATUM,
+        note="Crossref: corrected 2026-05-02.",
+        finding="crossref:10.5555/x:correction:10.5555/y",
+    )
+    before = everything_readers_read(client, document)
+
+    desk = reverse("admin:catalogue_correction_change", args=[correction.pk])
+    with committed():
+        admin_client.post(desk, {"_accept": "Accept as proposed"})
+
+    after = everything_readers_read(client, document)
+    sentence = "erratum (found by the Crossref check)"
+    assert [listed.split(" : ")[1] for listed in after["page"]] == [sentence]
+    assert after["feeds"] == [True, True, True]
+    assert after["datestamp"] > before["datestamp"]
+    assert after["creators"] == before["creators"]
+    [text] = after["api"]
+    assert text.endswith(f": {sentence}.")
