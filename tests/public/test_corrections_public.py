@@ -263,3 +263,54 @@ def test_an_erratum_accepted_on_the_desk_shows_at_every_address_at_once(
     assert after["creators"] == before["creators"]
     [text] = after["api"]
     assert text.endswith(f": {sentence}.")
+
+
+@pytest.mark.parametrize(
+    "payload", ["<script>alert(1)</script>", '<img src=x onerror="alert(2)">']
+)
+def test_html_a_correction_brought_is_text_wherever_it_is_published(
+    client, admin_client, document, committed, payload
+):
+    correction = actions.corrections.propose(
+        target=document,
+        changes={
+            "title": f"Memory-efficient training {payload}",
+            "authors": f"Chen {payload}",
+            "author_list": [*document.author_list, {"family": payload, "given": "X"}],
+            "venue": payload,
+        },
+        note=payload,
+        reason=payload,
+    )
+    retraction = actions.corrections.propose(
+        target=DocumentFactory(number=220, published=True),
+        origin=Correction.Origin.CROSSREF,
+        proposes=Correction.Proposes.WITHDRAWAL,
+        note=f"Crossref: retracted 2026-05-02 ({payload}).",
+        finding="crossref:10.5555/x:retraction:10.5555/y",
+    )
+    with committed():
+        for proposal in correction, retraction:
+            admin_client.post(
+                reverse("admin:catalogue_correction_change", args=[proposal.pk]),
+                {"_accept": "Accept as proposed"},
+            )
+        admin_client.post(
+            reverse("admin:catalogue_document_review", args=[document.pk]),
+            {"_publish": "Publish"},
+        )
+
+    for path in ["/LIT-219/", "/LIT-220/", "/LIT-219/v2/"]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        main = soup_of(response).select_one("main")
+        assert main.select("script, img") == [], path
+        assert payload in main.get_text(), path
+        assert payload not in response.content.decode(), path
+    for path in ["/feed/", "/LIT-219/feed/"]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert payload.encode() not in response.content, path
+    api = client.get("/api/documents/LIT-219/")
+    assert api["Content-Type"] == "application/json"
+    assert api.json()["title"] == f"Memory-efficient training {payload}"
