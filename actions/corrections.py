@@ -297,13 +297,17 @@ def _notice_erratum(correction, user, now):
     pages.changed(document)
 
 
+NO_REASON = "Give a public reason (the reader’s), a private one (the desk’s), or both."
+
+
 def decline(*, correction, user, public_reason="", private_reason=""):
-    """Decline ``correction``: the ``public_reason`` is the reader's to read
-    (on the private link, and by mail), the ``private_reason`` the desk's."""
-    with taking(DECIDE, correction, user, via=_deciding(correction)) as (
-        correction,
-        _,
-    ):
+    """Decline ``correction`` with a reason, public or private or both: the
+    ``public_reason`` is the reader's to read (on the private link, and by
+    mail), the ``private_reason`` the desk's."""
+    deciding = _deciding(correction)
+    with taking(DECIDE, correction, user, via=deciding) as (correction, _):
+        if not public_reason.strip() and not private_reason.strip():
+            raise ValidationError(NO_REASON, code="no_reason")
         correction.status = Status.DECLINED
         correction.decided_at, correction.decided_by = timezone.now(), user
         correction.public_reason = public_reason.strip()
