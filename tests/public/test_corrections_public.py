@@ -314,3 +314,34 @@ def test_html_a_correction_brought_is_text_wherever_it_is_published(
     api = client.get("/api/documents/LIT-219/")
     assert api["Content-Type"] == "application/json"
     assert api.json()["title"] == f"Memory-efficient training {payload}"
+
+
+def test_a_decision_records_correction_shows_in_the_api_once_published(
+    client, publisher, committed
+):
+    decision = DecisionRecordFactory(number=26, title="One axis")
+    api = f"/api/decision-logs/{decision.log.slug}/records/ADR-026/"
+    assert client.get(api).json()["corrections"] == []
+    correction = actions.corrections.propose(
+        target=decision, changes={"title": "One axis for both registries"}
+    )
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+    assert client.get(api).json()["corrections"] == []
+
+    with committed():
+        actions.decisions.publish_decision(decision=decision, user=publisher)
+
+    answer = client.get(api).json()
+    correction.refresh_from_db()
+    assert answer["title"] == "One axis for both registries"
+    assert answer["corrections"] == [
+        {
+            "at": correction.published_at.isoformat().replace("+00:00", "Z"),
+            "text": "title corrected (a reader’s correction)",
+            "page_url": (
+                f"http://testserver{decision.get_absolute_url()}"
+                f"#correction-{correction.pk}"
+            ),
+        }
+    ]
