@@ -7,6 +7,7 @@ withdrawal."""
 from datetime import UTC, datetime
 
 import pytest
+from bs4 import BeautifulSoup
 from django.urls import reverse
 
 import actions.corrections
@@ -345,3 +346,33 @@ def test_a_decision_records_correction_shows_in_the_api_once_published(
             ),
         }
     ]
+
+
+def test_a_decision_records_correction_is_an_entry_of_its_logs_feed(
+    client, publisher, committed
+):
+    decision = DecisionRecordFactory(number=26, title="One axis")
+    feed = reverse("catalogue:decision-feed")
+    for _ in range(2):
+        assert "corrected" not in client.get(feed).content.decode()
+    correction = actions.corrections.propose(
+        target=decision, changes={"title": "One axis for both registries"}
+    )
+    with committed():
+        actions.corrections.accept(correction=correction, user=publisher)
+        actions.decisions.publish_decision(decision=decision, user=publisher)
+
+    answer = client.get(feed)
+    assert answer.status_code == 200
+    entries = BeautifulSoup(answer.content, "xml").select("entry")
+    page = f"http://testserver{decision.get_absolute_url()}"
+    assert [entry.id.get_text() for entry in entries] == [
+        f"{page}#correction-{correction.pk}",
+        page,
+    ]
+    assert entries[0].title.get_text() == (
+        "ADR-026 corrected: One axis for both registries"
+    )
+    assert entries[0].summary.get_text().endswith(
+        ": title corrected (a reader’s correction)."
+    )
