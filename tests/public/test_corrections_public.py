@@ -373,6 +373,8 @@ def test_a_decision_records_correction_is_an_entry_of_its_logs_feed(
     assert entries[0].title.get_text() == (
         "ADR-026 corrected: One axis for both registries"
     )
-    assert entries[0].summary.get_text().endswith(
-        ": title corrected (a reader’s correction)."
+    assert (
+        entries[0]
+        .summary.get_text()
+        .endswith(": title corrected (a reader’s correction).")
     )
