@@ -199,7 +199,8 @@ def accept(*, correction, user, changes=None, note=""):
     publishes the correction. An erratum is noticed at once; a retraction
     withdraws the document. Returns the correction.
     """
-    with taking(DECIDE, correction, user) as (correction, _):
+    deciding = _deciding(correction)
+    with taking(DECIDE, correction, user, via=deciding) as (correction, _):
         if changes is not None:
             allowed = (
                 ACCEPTED_DOCUMENT_FIELDS if correction.document_id else DECISION_FIELDS
@@ -224,17 +225,26 @@ def accept(*, correction, user, changes=None, note=""):
             )
             errata.published(correction, user=user, at=now)
         else:
-            _hold(correction, user, note)
+            _hold(correction, user, note, deciding)
     return correction
 
 
+def _deciding(correction):
+    """What a decision's audit entries name besides the publisher: the
+    proposal and where it came from."""
+    return f"correction {correction.pk} (from {_origin(correction)})"
+
+
+def _origin(correction):
+    return "a reader" if correction.by_reader else correction.get_origin_display()
+
+
 def _note(correction, note):
-    origin = "a reader" if correction.by_reader else correction.get_origin_display()
-    said = f"Correction {correction.pk} (from {origin})"
+    said = f"Correction {correction.pk} (from {_origin(correction)})"
     return f"{said}: {note}" if note else said
 
 
-def _hold(correction, user, note):
+def _hold(correction, user, note, deciding):
     if not correction.final_changes:
         raise ValidationError(
             "The correction changes no field: edit what it asks for, then "
@@ -248,6 +258,7 @@ def _hold(correction, user, note):
             user=user,
             changes=values,
             note=_note(correction, note)[:500],
+            via=deciding,
         )
         if revision is None:
             raise _already(correction)
@@ -286,10 +297,17 @@ def _notice_erratum(correction, user, now):
     pages.changed(document)
 
 
+NO_REASON = "Give a public reason (the reader’s), a private one (the desk’s), or both."
+
+
 def decline(*, correction, user, public_reason="", private_reason=""):
-    """Decline ``correction``: the ``public_reason`` is the reader's to read
-    (on the private link, and by mail), the ``private_reason`` the desk's."""
-    with taking(DECIDE, correction, user) as (correction, _):
+    """Decline ``correction`` with a reason, public or private or both: the
+    ``public_reason`` is the reader's to read (on the private link, and by
+    mail), the ``private_reason`` the desk's."""
+    deciding = _deciding(correction)
+    with taking(DECIDE, correction, user, via=deciding) as (correction, _):
+        if not public_reason.strip() and not private_reason.strip():
+            raise ValidationError(NO_REASON, code="no_reason")
         correction.status = Status.DECLINED
         correction.decided_at, correction.decided_by = timezone.now(), user
         correction.public_reason = public_reason.strip()

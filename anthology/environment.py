@@ -576,7 +576,60 @@ VARIABLES: list[Variable] = [
         "Where mail goes: `smtp://user:password@host:587/?tls=True`, "
         "`smtp+ssl://…:465`, `console:` or `dummy:` (dj-email-url's forms). "
         "Empty: Django's own `EMAIL_HOST` defaults (SMTP on localhost:25), "
-        "or the console when `DEBUG` is on, as under `make run`.",
+        "or the console when `DEBUG` is on, as under `make run`. Set, it "
+        "stands for every `EMAIL_*` variable below.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_HOST",
+        "text",
+        None,
+        "The SMTP server's host, when `EMAIL_URL` is empty: `localhost` when "
+        "unset, or the console when `DEBUG` is on.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_PORT",
+        "integer",
+        "25",
+        "The SMTP server's port (587 for STARTTLS, 465 for SSL).",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_HOST_USER",
+        "text",
+        "",
+        "The account mail is sent as; empty: no sign-in.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_HOST_PASSWORD",
+        "secret",
+        "",
+        "That account's password.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_USE_TLS",
+        "boolean",
+        "off",
+        "Whether to start TLS on the connection (STARTTLS, usually port 587).",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_USE_SSL",
+        "boolean",
+        "off",
+        "Whether to connect over TLS from the start (usually port 465); not "
+        "with `EMAIL_USE_TLS`.",
+        CORRECTIONS,
+    ),
+    Variable(
+        "EMAIL_TIMEOUT",
+        "seconds",
+        "10",
+        "How long a mail server may take to answer before the mail is given "
+        "up (logged; the outcome stands on the reader's private link).",
         CORRECTIONS,
     ),
     Variable(

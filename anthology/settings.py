@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 import dj_database_url
 import dj_email_url
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -567,10 +568,29 @@ API_TOKEN_MAX_PER_USER = env.read("API_TOKEN_MAX_PER_USER")
 EMAIL_URL = env.read("EMAIL_URL")
 if EMAIL_URL:
     # EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_USE_TLS…
-    # as the address spells them (dj-email-url's documented use).
-    vars().update(dj_email_url.parse(EMAIL_URL))
-elif DEBUG:
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    # as the address spells them (dj-email-url's documented use); a timeout
+    # it leaves unsaid is the variable's.
+    email = dj_email_url.parse(EMAIL_URL)
+    if email["EMAIL_TIMEOUT"] is None:
+        email["EMAIL_TIMEOUT"] = env.read("EMAIL_TIMEOUT")
+    vars().update(email)
+else:
+    # Or the usual EMAIL_* settings, each from its variable.
+    EMAIL_HOST = env.read("EMAIL_HOST")
+    if EMAIL_HOST is None and DEBUG:
+        EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    EMAIL_HOST = EMAIL_HOST or "localhost"
+    EMAIL_PORT = env.read("EMAIL_PORT")
+    EMAIL_HOST_USER = env.read("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = env.read("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = env.read("EMAIL_USE_TLS")
+    EMAIL_USE_SSL = env.read("EMAIL_USE_SSL")
+    EMAIL_TIMEOUT = env.read("EMAIL_TIMEOUT")
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured(
+        "EMAIL_USE_TLS and EMAIL_USE_SSL are both on: a mail server is reached "
+        "one way or the other (587 with TLS, 465 with SSL)."
+    )
 DEFAULT_FROM_EMAIL = env.read(
     "DEFAULT_FROM_EMAIL", default=f"anthology@{urlsplit(SITE_URL).hostname}"
 )

@@ -439,13 +439,34 @@ RELATION = inline_serializer(
 )
 
 
+class DecisionCorrectionSerializer(serializers.Serializer):
+    """A published correction of a decision record, as its page lists it."""
+
+    at = serializers.DateTimeField(source="published_at")
+    text = serializers.CharField(source="sentence")
+    page_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page_url(self, correction):
+        page = correction.decision.get_absolute_url()
+        return absolute_url(f"{page}#correction-{correction.pk}")
+
+
 class DecisionRecordDetailSerializer(DecisionRecordSerializer):
-    """A decision record with its Markdown body, its metadata and its
-    relations to other records, read from its side."""
+    """A decision record with its Markdown body, its metadata, its relations
+    to other records, read from its side, and its published corrections."""
 
     body = serializers.CharField(help_text="Markdown, as imported or written.")
     metadata = serializers.JSONField()
     relations = serializers.SerializerMethodField()
+    corrections = serializers.SerializerMethodField()
+
+    @extend_schema_field(DecisionCorrectionSerializer(many=True))
+    def get_corrections(self, decision):
+        corrections = list(decision.corrections.shown().order_by("published_at", "pk"))
+        for correction in corrections:
+            correction.decision = decision
+        return DecisionCorrectionSerializer(corrections, many=True).data
 
     @extend_schema_field(RELATION)
     def get_relations(self, decision):

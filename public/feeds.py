@@ -24,6 +24,7 @@ from django.utils.xmlutils import SimplerXMLGenerator
 from catalogue.addresses import absolute_url
 from catalogue.models import (
     PUBLIC_STATUSES,
+    Correction,
     DecisionRecord,
     Document,
     DocumentNotice,
@@ -313,9 +314,11 @@ class DocumentFeed(DocumentVersionFeed):
 
 
 class DecisionLogFeed(Feed):
-    """A decision log's records as they are published, newest first: the
-    record's own at /decisions/feed/, a team's at /decisions/<log>/feed/.
-    An entry's id is the record's page; it is updated when the record is."""
+    """A decision log's records as they are published, and their published
+    corrections, newest first: the record's own at /decisions/feed/, a
+    team's at /decisions/<log>/feed/. A record's entry's id is its page; it
+    is updated when the record is. A correction's is the page with the
+    correction's own fragment, as the page lists it."""
 
     feed_type = TextSummaryAtomFeed
 
@@ -332,32 +335,50 @@ class DecisionLogFeed(Feed):
         return absolute_url(log.get_absolute_url())
 
     def items(self, log):
-        return (
+        decisions = (
             DecisionRecord.objects.public()
             .filter(log=log.pk)
             .order_by("-published_at", "-pk")[:ENTRIES]
         )
+        corrections = (
+            Correction.objects.shown()
+            .filter(decision__in=DecisionRecord.objects.public().filter(log=log.pk))
+            .select_related("decision__log")
+            .order_by("-published_at", "-pk")[:ENTRIES]
+        )
+        entries = [*decisions, *corrections]
+        entries.sort(key=lambda entry: (entry.published_at, entry.pk), reverse=True)
+        return entries[:ENTRIES]
 
     def get_feed(self, obj, request):
         feed = super().get_feed(obj, request)
         feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
         return feed
 
-    def item_title(self, decision):
-        return f"{decision.label}: {decision.title}"
+    def item_title(self, entry):
+        if isinstance(entry, Correction):
+            return f"{entry.decision.label} corrected: {entry.decision.title}"
+        return f"{entry.label}: {entry.title}"
 
-    def item_description(self, decision):
-        status = decision.status_text or decision.get_status_display()
-        return f"{status}. {decision.body}"
+    def item_description(self, entry):
+        if isinstance(entry, Correction):
+            return f"Correction of {entry.published_at:%-d %B %Y}: {entry.sentence()}."
+        status = entry.status_text or entry.get_status_display()
+        return f"{status}. {entry.body}"
 
-    def item_link(self, decision):
+    def item_link(self, entry):
+        decision = entry.decision if isinstance(entry, Correction) else entry
         return absolute_url(decision.get_absolute_url())
 
-    def item_guid(self, decision):
-        return self.item_link(decision)
+    def item_guid(self, entry):
+        if isinstance(entry, Correction):
+            return f"{self.item_link(entry)}#correction-{entry.pk}"
+        return self.item_link(entry)
 
-    def item_pubdate(self, decision):
-        return decision.published_at
+    def item_pubdate(self, entry):
+        return entry.published_at
 
-    def item_updateddate(self, decision):
-        return max(decision.published_at, decision.updated_at)
+    def item_updateddate(self, entry):
+        if isinstance(entry, Correction):
+            return entry.published_at
+        return max(entry.published_at, entry.updated_at)

@@ -215,12 +215,15 @@ def _author_findings(source, theirs, values, whose):
 
 
 class DeclineForm(RecordTextForm, forms.Form):
+    """A decline's reasons: a public one, a private one, or both."""
+
     public_reason = forms.CharField(
         label="Public reason",
+        required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=NOTE_MAX_CHARACTERS,
         help_text="The reader reads it on their private link, and by mail if they "
-        "gave an address.",
+        "gave an address. Left empty, they are told only that it was declined.",
     )
     private_reason = forms.CharField(
         label="Private reason",
@@ -229,6 +232,18 @@ class DeclineForm(RecordTextForm, forms.Form):
         max_length=NOTE_MAX_CHARACTERS,
         help_text="For the editors alone.",
     )
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not any(
+            cleaned.get(name, "").strip()
+            for name in ["public_reason", "private_reason"]
+        ):
+            self.add_error(
+                "public_reason",
+                ValidationError(actions.corrections.NO_REASON, code="no_reason"),
+            )
+        return cleaned
 
 
 def accept_form_class(correction):
@@ -315,11 +330,19 @@ def accepted_message(correction):
 
 
 def declined_message(correction):
-    told_reader = (
-        "the reader is mailed your public reason"
-        if correction.email
-        else "their private link shows your public reason"
-    )
+    told = "your public reason" if correction.public_reason else None
+    if correction.email:
+        told_reader = (
+            f"the reader is mailed {told}"
+            if told
+            else "the reader is mailed that it was declined, with no reason"
+        )
+    else:
+        told_reader = (
+            f"their private link shows {told}"
+            if told
+            else "their private link shows it declined, with no reason"
+        )
     return f"Declined the correction of {correction.target_label}: {told_reader}."
 
 

@@ -305,3 +305,30 @@ def test_a_note_accepted_with_a_summary_reads_back_everywhere(
     assert follow.status_code == 200
     desk = admin_client.get(f"/admin/catalogue/correction/{correction.pk}/change/")
     assert desk.status_code == 200
+
+
+def via_of(obj):
+    return [entry.additional_data for entry in LogEntry.objects.get_for_object(obj)]
+
+
+def test_each_decision_is_audited_naming_the_proposals_origin(document, publisher):
+    arxiv = actions.corrections.propose(
+        target=document,
+        changes={"source_identifier": "ARXIV-1604.06174v3"},
+        origin=Correction.Origin.ARXIV,
+        finding="arxiv:1604.06174:v3",
+        via="check_sources",
+    )
+    reader = actions.corrections.propose(target=document, changes={"year": 2015})
+
+    actions.corrections.accept(correction=arxiv, user=publisher)
+    actions.corrections.decline(
+        correction=reader, user=publisher, public_reason="As printed."
+    )
+
+    accepted = f"correction {arxiv.pk} (from the arXiv check)"
+    declined = f"correction {reader.pk} (from a reader)"
+    assert via_of(arxiv) == [{"via": accepted}, {"via": "check_sources"}]
+    assert via_of(reader) == [{"via": declined}, {"via": "correction form"}]
+    [entry] = LogEntry.objects.get_for_object(document.pending_revision())
+    assert (entry.actor, entry.additional_data) == (publisher, {"via": accepted})

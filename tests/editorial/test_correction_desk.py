@@ -6,6 +6,8 @@ the decisions taken from it and from the list, by publishers only."""
 
 import pytest
 from django.contrib.messages import get_messages
+from django.core import mail
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 import actions.corrections
@@ -484,6 +486,54 @@ def test_declining_keeps_both_reasons(client, publisher, coauthor):
     soup = soup_of(client.get(page_of(coauthor)))
     assert text(soup, ".correction-private-reason") == "Checked v1 and v2."
     assert soup.select("input[name=_decline]") == []
+
+
+def test_a_private_reason_alone_declines_and_tells_the_reader_no_reason(
+    client, publisher, coauthor, committed
+):
+    client.force_login(publisher)
+
+    with committed():
+        response = client.post(
+            page_of(coauthor),
+            {"_decline": "Decline", "private_reason": "The third time this week."},
+        )
+
+    assert said(response) == [
+        "Declined the correction of LIT-004: the reader is mailed that it was "
+        "declined, with no reason."
+    ]
+    coauthor.refresh_from_db()
+    assert (coauthor.status, coauthor.public_reason, coauthor.private_reason) == (
+        Correction.Status.DECLINED,
+        "",
+        "The third time this week.",
+    )
+    [sent] = mail.outbox
+    assert "The editors declined it." in sent.body
+    assert "reason" not in sent.body
+    assert "third time" not in sent.body
+    follow = soup_of(client.get(f"/corrections/{coauthor.token()}/"))
+    assert text(follow, ".public-reason") == "None given."
+
+
+def test_declining_with_no_reason_at_all_is_refused_and_changes_nothing(
+    client, publisher, coauthor
+):
+    client.force_login(publisher)
+
+    response = client.post(
+        page_of(coauthor), {"_decline": "Decline", "public_reason": "  "}
+    )
+
+    assert texts(soup_of(response), ".correction-decline .errorlist li") == [
+        "Give a public reason (the reader’s), a private one (the desk’s), or both."
+    ]
+    coauthor.refresh_from_db()
+    assert coauthor.status == Correction.Status.PENDING
+    with pytest.raises(ValidationError) as refused:
+        actions.corrections.decline(correction=coauthor, user=publisher)
+    assert refused.value.code == "no_reason"
 
 
 def test_a_decision_records_correction_is_compared_and_accepted_into_its_revision(

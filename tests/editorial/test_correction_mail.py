@@ -7,6 +7,7 @@ import base64
 import email
 import json
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -20,6 +21,18 @@ from django.urls import reverse
 import actions.corrections
 from catalogue.models import Correction
 from tests.factories import DocumentFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+MAIL_SETTINGS = [
+    "EMAIL_BACKEND",
+    "EMAIL_HOST",
+    "EMAIL_PORT",
+    "EMAIL_HOST_USER",
+    "EMAIL_HOST_PASSWORD",
+    "EMAIL_USE_TLS",
+    "EMAIL_USE_SSL",
+    "EMAIL_TIMEOUT",
+]
 
 pytestmark = pytest.mark.django_db
 
@@ -247,3 +260,137 @@ def test_a_mail_server_that_is_down_leaves_the_decision_and_is_logged(
     [record] = caplog.records
     assert record.getMessage() == f"could not mail correction {coauthor.pk}"
     assert isinstance(record.exc_info[1], ConnectionRefusedError)
+
+
+def settings_from(environment):
+    """The mail settings the site loads with ``environment`` (over this
+    process's, with no mail variable of its own), read in a process of their
+    own: ``{name: value}``."""
+    code = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        f"print(json.dumps({{n: getattr(settings, n) for n in {MAIL_SETTINGS!r}}}))"
+    )
+    inherited = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("EMAIL_")
+        and name not in {"DEBUG", "PYTEST_XDIST_WORKER"}
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={
+            **inherited,
+            "DJANGO_SETTINGS_MODULE": "anthology.settings",
+            **environment,
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def decline_through_the_desk(client, publisher, committed, correction):
+    client.force_login(publisher)
+    with committed():
+        client.post(
+            page_of(correction), {"_decline": "Decline", "public_reason": "As printed."}
+        )
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [
+        pytest.param({"EMAIL_URL": "smtp://127.0.0.1:{port}"}, id="EMAIL_URL"),
+        pytest.param(
+            {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": "{port}", "EMAIL_TIMEOUT": "7"},
+            id="EMAIL_HOST",
+        ),
+    ],
+)
+def test_the_mail_settings_from_the_environment_reach_the_smtp_server(
+    client, publisher, committed, settings, tmp_path, coauthor, environment
+):
+    server = MailServer(tmp_path / "mail")
+    try:
+        read = settings_from(
+            {
+                name: value.format(port=server.port)
+                for name, value in environment.items()
+            }
+        )
+        assert read["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+        assert (read["EMAIL_HOST"], read["EMAIL_PORT"]) == ("127.0.0.1", server.port)
+        for name, value in read.items():
+            setattr(settings, name, value)
+
+        decline_through_the_desk(client, publisher, committed, coauthor)
+
+        [message] = server.messages()
+    finally:
+        server.close()
+    assert message["To"] == "reader@example.org"
+    assert message["Subject"] == "Your correction of LIT-219 was declined"
+
+
+def test_the_mail_settings_name_each_of_the_usual_variables():
+    read = settings_from(
+        {
+            "EMAIL_HOST": "mail.example.org",
+            "EMAIL_PORT": "587",
+            "EMAIL_HOST_USER": "anthology",
+            "EMAIL_HOST_PASSWORD": "s3cret",
+            "EMAIL_USE_TLS": "on",
+            "EMAIL_TIMEOUT": "20",
+        }
+    )
+
+    assert read == {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": "mail.example.org",
+        "EMAIL_PORT": 587,
+        "EMAIL_HOST_USER": "anthology",
+        "EMAIL_HOST_PASSWORD": "s3cret",
+        "EMAIL_USE_TLS": True,
+        "EMAIL_USE_SSL": False,
+        "EMAIL_TIMEOUT": 20,
+    }
+
+
+def test_both_tls_and_ssl_is_refused_naming_them():
+    code = "import django; django.setup()"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "anthology.settings",
+            "EMAIL_USE_TLS": "1",
+            "EMAIL_USE_SSL": "1",
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode != 0
+    assert "EMAIL_USE_TLS and EMAIL_USE_SSL" in result.stderr
+
+
+def test_make_runs_debug_mails_to_the_console_unless_a_server_is_named():
+    # make run sets DEBUG=1 and no mail server.
+    read = settings_from({"DEBUG": "1"})
+    assert read["EMAIL_BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+
+    # A server named wins, even under DEBUG.
+    named = settings_from({"DEBUG": "1", "EMAIL_HOST": "127.0.0.1"})
+    assert named["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    # And without DEBUG nor a server, Django's own SMTP on localhost:25.
+    plain = settings_from({"DEBUG": "0"})
+    assert (plain["EMAIL_BACKEND"], plain["EMAIL_HOST"], plain["EMAIL_PORT"]) == (
+        "django.core.mail.backends.smtp.EmailBackend",
+        "localhost",
+        25,
+    )

@@ -120,8 +120,9 @@ def public_pages():
         ("a team's decisions", "/decisions/team/", 6),
         # And its published corrections.
         ("a team's decision", "/decisions/team/ADR-001/", 7),
-        ("decision feed", reverse("catalogue:decision-feed"), 2),
-        ("a team's decision feed", "/decisions/team/feed/", 2),
+        # The log, its records and their published corrections.
+        ("decision feed", reverse("catalogue:decision-feed"), 3),
+        ("a team's decision feed", "/decisions/team/feed/", 3),
         ("decision", reverse("catalogue:decision-detail", args=["ADR-001"]), 7),
         # And the people whose names match the words: one query.
         ("search", reverse("catalogue:search") + "?q=builds", 8),
