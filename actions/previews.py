@@ -48,10 +48,12 @@ def make_link(*, document, user, days=None):
             "A preview link is open for at least a day.", code="preview_days"
         )
     with taking(MAKE, document, user) as (document, _):
+        now = timezone.now()
         link = PreviewLink(
             document=document,
             created_by=user,
-            expires_at=timezone.now() + datetime.timedelta(days=days),
+            created_at=now,
+            expires_at=now + datetime.timedelta(days=days),
         )
         link.save()
     return link

@@ -34,7 +34,8 @@ def preview(request, token):
 
     Template: ``catalogue/document_detail.html`` with ``is_preview`` and
     ``preview`` (the link); ``catalogue/preview_gone.html`` (410) for a link
-    revoked, expired or whose text was published, with ``why``.
+    revoked, expired or whose text was published, with ``why`` and
+    ``published`` (the document, if it is public now).
     """
     pk = PreviewLink.pk_from_token(token)
     link = PreviewLink.objects.filter(pk=pk).first() if pk else None
@@ -73,8 +74,9 @@ def preview(request, token):
 
 
 def gone(request, document, why):
-    """A link that no longer shows anything, and why (410)."""
-    context = {"document": document, "why": why}
+    """A link that no longer shows anything, and why (410): nothing of the
+    document but, once it is public, the address of its page."""
+    context = {"why": why, "published": document if document.is_public else None}
     return kept_by_nobody(
         render(request, "catalogue/preview_gone.html", context, status=410)
     )

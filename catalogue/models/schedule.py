@@ -127,7 +127,7 @@ class PreviewLink(models.Model):
         Document, on_delete=models.CASCADE, related_name="preview_links"
     )
     created_by = user_field()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
     revoked_by = user_field()
     revoked_at = models.DateTimeField(null=True, blank=True)
