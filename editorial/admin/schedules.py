@@ -30,7 +30,9 @@ class ScheduleForm(RecordTextForm, forms.Form):
         label="At",
         input_formats=[INPUT_FORMAT, "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"],
         widget=forms.DateTimeInput(
-            attrs={"type": "datetime-local"}, format=INPUT_FORMAT
+            # To the second: a schedule may be a few seconds ahead.
+            attrs={"type": "datetime-local", "step": "1"},
+            format=INPUT_FORMAT,
         ),
     )
     note = forms.CharField(
