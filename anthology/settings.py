@@ -459,7 +459,7 @@ JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # What each worker does between jobs, and every JOBS_CHORE_SECONDS while it
 # waits for one: land the page expiries and purges a process left behind, and
 # run the scheduled changes whose time has come. Without workers
-# (JOBS_IN_PROCESS) the web process does them on a request, as often.
+# (JOBS_CHORES_IN_PROCESS, below) the web process does them on a request.
 JOBS_CHORES = ["pagecache.outbox.drain", "actions.schedules.run_due"]
 JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
 # A scheduled change this long past its time without a run is late.
@@ -476,6 +476,10 @@ JOBS_FINISHERS = ["pagecache.frontends.finish"]
 # Without workers, each process drains the outbox of the page cache itself:
 # its purge thread keeps trying, and takes the purges left when it starts.
 PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS
+# Without workers, each process also does their chores (JOBS_CHORES: the
+# scheduled changes whose time has come) before a request, at most every
+# JOBS_CHORE_SECONDS (jobs.middleware).
+JOBS_CHORES_IN_PROCESS = JOBS_IN_PROCESS
 # django-rq's dashboard asks only for staff status, and deletes and requeues
 # jobs: it is left out of the admin, which shows jobs through their own model
 # (the `rqinfo` command shows the queue to operators).

@@ -1,7 +1,8 @@
 """The workers' chores, done by the web process when there are no workers.
 
-With ``JOBS_IN_PROCESS`` (``make run``: no Redis, no worker) nothing would
-run the chores a worker runs between jobs (``JOBS_CHORES``: a scheduled
+With ``JOBS_CHORES_IN_PROCESS`` (on with ``JOBS_IN_PROCESS``, as under
+``make run``: no Redis, no worker) nothing would run the chores a worker
+runs between jobs (``JOBS_CHORES``: a scheduled
 change whose time has come, the page cache's outbox), so a request does
 them first, at most once every ``JOBS_CHORE_SECONDS`` in each process, and
 then goes on as usual; one that fails is logged, and the request is served
@@ -46,6 +47,6 @@ class InProcessChoresMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if settings.JOBS_IN_PROCESS and chores_due():
+        if settings.JOBS_CHORES_IN_PROCESS and chores_due():
             run_chores_here()
         return self.get_response(request)

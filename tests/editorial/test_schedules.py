@@ -493,7 +493,7 @@ def test_without_workers_the_next_request_runs_a_due_schedule(
     # Committed for real: the run's expiry lands as the request goes on.
     publisher = UserFactory(publisher=True)
     document = DocumentFactory(number=4, title="Old title", published=True)
-    settings.JOBS_IN_PROCESS = True
+    settings.JOBS_IN_PROCESS = settings.JOBS_CHORES_IN_PROCESS = True
     settings.JOBS_CHORE_SECONDS = 0  # Every request does the chores.
     monkeypatch.setitem(middleware._last, "at", None)
     pending(document, publisher)
