@@ -289,7 +289,7 @@ def submit_for_review(*, document, user):
     return document
 
 
-def publish(*, document, user, note=""):
+def publish(*, document, user, note="", via=""):
     """Make a document, or its pending revision, what readers see.
 
     A first publication makes a draft or a document in review active, as v1.
@@ -297,8 +297,9 @@ def publish(*, document, user, note=""):
     citation or summary raises the version and snapshots it with who, when and
     the change note; a change to filing alone (topic, tags) raises nothing.
     Returns the new DocumentVersion, or None when no version was raised.
+    ``via`` names what took the step for ``user`` (a schedule run).
     """
-    with taking(PUBLISH, document, user) as (document, revision):
+    with taking(PUBLISH, document, user, via=via) as (document, revision):
         if revision is None:
             return _publish_first(document, user, note)
         return _publish_revision(document, revision, user, note)
@@ -373,10 +374,10 @@ def discard_revision(*, document, user):
     return revision
 
 
-def withdraw(*, document, user, reason=""):
+def withdraw(*, document, user, reason="", via=""):
     """Retire a public document: it stays listed, marked withdrawn, with the
     date and ``reason`` readers see (a retraction notice)."""
-    with taking(WITHDRAW, document, user) as (document, _):
+    with taking(WITHDRAW, document, user, via=via) as (document, _):
         document.status = Document.Status.WITHDRAWN
         document.withdrawn_at = timezone.now()
         document.withdrawal_reason = reason.strip()
@@ -402,10 +403,10 @@ def _notice(document, kind, user, *, at=None, **facts):
     )
 
 
-def reinstate(*, document, user):
+def reinstate(*, document, user, via=""):
     """Take a withdrawal back: the document is active again, or superseded
     when it has a successor; the notice goes, the audit trail keeps it."""
-    with taking(REINSTATE, document, user) as (document, _):
+    with taking(REINSTATE, document, user, via=via) as (document, _):
         document.status = (
             Document.Status.SUPERSEDED
             if document.superseded_by_id

@@ -394,6 +394,23 @@ VARIABLES: list[Variable] = [
         JOBS,
     ),
     Variable(
+        "SCHEDULE_LATE_SECONDS",
+        "seconds",
+        "300",
+        "How long a scheduled publication, withdrawal or reinstatement may wait "
+        "past its time before it is late: the desk flags it and `/health/ready/` "
+        "fails, as no runner (worker, `run_schedules`) took it.",
+        JOBS,
+    ),
+    Variable(
+        "PREVIEW_LINK_DAYS",
+        "integer",
+        "7",
+        "How many days a preview link of a draft or a pending revision shows it "
+        "to whoever holds it, unless revoked before.",
+        JOBS,
+    ),
+    Variable(
         "JOBS_MAX_PER_USER",
         "integer",
         "3",

@@ -8,7 +8,8 @@ message, which beats every reader getting the probe's 503. ``/health/ready/``
 is the operators': 200 only while every part answers, 503 naming what fails;
 for it the queue answers only while a worker listens on each of its queues
 (``jobs.queue.unattended``): a queue nobody takes jobs from would keep them
-waiting for ever. The probe costs one query and two Redis round trips, the
+waiting for ever; and each of ``READINESS_CHECKS`` must say ``ok`` (no
+scheduled change is late). The probe costs one query and two Redis round trips, the
 readiness page two more, each bounded by the Redis timeouts
 (``REDIS_CONNECT_TIMEOUT``, ``REDIS_SOCKET_TIMEOUT``).
 """
@@ -17,6 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.http import JsonResponse
+from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from redis.exceptions import RedisError
@@ -95,12 +97,24 @@ def queue_attended(parts):
     return parts
 
 
+def further_checks():
+    """The state of each of ``READINESS_CHECKS`` (a scheduled change left
+    past its time), or what failed in asking."""
+    found = {}
+    for name, path in settings.READINESS_CHECKS.items():
+        try:
+            found[name] = import_string(path)()
+        except DatabaseError as error:
+            found[name] = f"failing: {type(error).__name__}"
+    return found
+
+
 @never_cache
 @require_safe
 def readiness(request):
-    """Every part's state for operators: 200 only while all answer, and a
-    worker listens on each queue."""
-    parts = queue_attended(states())
+    """Every part's state for operators: 200 only while all answer, a worker
+    listens on each queue, and each of ``READINESS_CHECKS`` is ``ok``."""
+    parts = {**queue_attended(states()), **further_checks()}
     ready = all(map(_is_ok, parts.values()))
     return JsonResponse(
         {"status": "ready" if ready else "not ready", **parts},

@@ -98,6 +98,9 @@ MIDDLEWARE = [
     # API tokens are checked and requests counted against their rate limits
     # before a cached page can answer them.
     "api.middleware.TokenMiddleware",
+    # Without workers, the web process does their chores (a scheduled change
+    # whose time has come) before the page cache answers.
+    "jobs.middleware.InProcessChoresMiddleware",
     # Cached public pages are answered here, with the headers the middleware
     # below gave them when they were rendered.
     "pagecache.middleware.PageCacheMiddleware",
@@ -458,9 +461,18 @@ RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
 # up as failed whatever host ran it (jobs/worker.py).
 JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # What each worker does between jobs, and every JOBS_CHORE_SECONDS while it
-# waits for one: land the page expiries and purges a process left behind.
-JOBS_CHORES = ["pagecache.outbox.drain"]
+# waits for one: land the page expiries and purges a process left behind, and
+# run the scheduled changes whose time has come. Without workers
+# (JOBS_CHORES_IN_PROCESS, below) the web process does them on a request.
+JOBS_CHORES = ["pagecache.outbox.drain", "actions.schedules.run_due"]
 JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
+# A scheduled change this long past its time without a run is late.
+SCHEDULE_LATE_SECONDS = env.read("SCHEDULE_LATE_SECONDS")
+# How long a preview link stays open.
+PREVIEW_LINK_DAYS = env.read("PREVIEW_LINK_DAYS")
+# What /health/ready/ checks besides the database, cache and queue: a name
+# and the dotted path of a function answering "ok" or "failing: why".
+READINESS_CHECKS = {"schedules": "actions.schedules.readiness"}
 # What a job's own process does once the job's function has returned, before
 # the job is marked finished or failed: a worker's work horse ends right
 # after, stopping its threads, so the purges its change asked for go first.
@@ -468,6 +480,10 @@ JOBS_FINISHERS = ["pagecache.frontends.finish"]
 # Without workers, each process drains the outbox of the page cache itself:
 # its purge thread keeps trying, and takes the purges left when it starts.
 PAGE_CACHE_DRAIN_IN_PROCESS = JOBS_IN_PROCESS
+# Without workers, each process also does their chores (JOBS_CHORES: the
+# scheduled changes whose time has come) before a request, at most every
+# JOBS_CHORE_SECONDS (jobs.middleware).
+JOBS_CHORES_IN_PROCESS = JOBS_IN_PROCESS
 # django-rq's dashboard asks only for staff status, and deletes and requeues
 # jobs: it is left out of the admin, which shows jobs through their own model
 # (the `rqinfo` command shows the queue to operators).

@@ -18,6 +18,7 @@ from catalogue.models import (
     PersonProposal,
     Revision,
 )
+from editorial.schedules import desk_schedules
 
 RECENT = 8
 # How many of the people to check the desk itself lists.
@@ -151,6 +152,8 @@ def queues(user):
         "people": people,
         "proposals": proposals,
         "duplicates": reverse("admin:catalogue_document_duplicates"),
+        # Changes scheduled ahead, the late and the failed marked.
+        "schedules": desk_schedules(),
         "published": DocumentVersion.objects.select_related(
             "document__registry", "published_by", "written_by"
         ).order_by("-published_at", "-pk")[:RECENT],

@@ -56,6 +56,8 @@ RECORD_MODELS = [
     "catalogue.DocumentVersion",
     "catalogue.DocumentNotice",
     "catalogue.Revision",
+    # Changes a publisher scheduled: a restored site still makes them.
+    "catalogue.Schedule",
     "catalogue.Reference",
     "catalogue.DocumentVenue",
     "catalogue.Person",
@@ -99,6 +101,8 @@ NOT_BACKED_UP = {
     "documents: a restore counts it again",
     "catalogue.DocumentWords": "what each public document gave the "
     "vocabulary, counted again by a restore",
+    "catalogue.PreviewLink": "links to unpublished text handed to people "
+    "without accounts: a restore ends them, as it ends sign-ins",
 }
 
 # What makes a database "not empty" for a restore.

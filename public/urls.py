@@ -1,7 +1,7 @@
 from django.contrib.sitemaps.views import sitemap
 from django.urls import path
 
-from public import downloads, feeds, sitemaps, views
+from public import downloads, feeds, previews, sitemaps, views
 
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
@@ -18,6 +18,8 @@ site = [
     ),
     path("feed/", feeds.DocumentVersionFeed(), name="feed"),
     path("robots.txt", views.robots_txt, name="robots"),
+    # A preview link's page: unpublished text, for whoever holds the link.
+    path("preview/<str:token>/", previews.preview, name="preview"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("sitemap.xml", sitemaps.index, name="sitemap"),
     path(

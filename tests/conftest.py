@@ -194,6 +194,7 @@ def serving_settings(tmp_path_factory):
         JOBS_RELATED_QUEUE=f"{TEST_QUEUE}-related",
         JOBS_IN_PROCESS=False,
         PAGE_CACHE_DRAIN_IN_PROCESS=False,
+        JOBS_CHORES_IN_PROCESS=False,
         RQ_QUEUES={
             name: {"URL": TEST_REDIS_URL, "ASYNC": False}
             for name in [TEST_QUEUE, f"{TEST_QUEUE}-related"]

@@ -46,6 +46,7 @@ from catalogue.models.related import (
     RelatedDocument,
 )
 from catalogue.models.revision import Revision
+from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import DocumentVenue, Venue
 from catalogue.models.version import DocumentVersion
@@ -85,6 +86,7 @@ __all__ = [
     "PersonProposal",
     "PersonState",
     "Preface",
+    "PreviewLink",
     "ProposalStatus",
     "PublicationType",
     "Reference",
@@ -93,6 +95,7 @@ __all__ = [
     "RelatedDocument",
     "Revision",
     "RevisionStatus",
+    "Schedule",
     "Topic",
     "TopicFlavour",
     "Venue",

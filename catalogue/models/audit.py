@@ -19,6 +19,7 @@ from catalogue.models.document import Document
 from catalogue.models.person import Person, PersonAddress, PersonProposal
 from catalogue.models.registry import Registry
 from catalogue.models.revision import Revision
+from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import Venue
 from catalogue.models.version import DocumentVersion
@@ -37,6 +38,10 @@ auditlog.register(Person, exclude_fields=["updated_at"])
 auditlog.register(PersonAddress, m2m_fields={"persons"})
 auditlog.register(PersonProposal)
 auditlog.register(Correction)
+# Changes arranged ahead, and links that show unpublished text: who made
+# and who cancelled or revoked each.
+auditlog.register(Schedule)
+auditlog.register(PreviewLink)
 auditlog.register(Preface, exclude_fields=["updated_at"])
 # Tags are renamed and merged in the admin; their names show on public pages.
 auditlog.register(Tag)

@@ -111,6 +111,11 @@ sub vcl_recv {
         || req.url ~ "^/corrections/") {
         return (pass);
     }
+    # A preview link's page shows unpublished text to whoever holds the link:
+    # never kept, whatever the site's headers say. /preview/<token>/.
+    if (req.url ~ "^/preview/") {
+        return (pass);
+    }
     # A reader's other cookies (a CSRF token) change nothing on a public page.
     unset req.http.Cookie;
     # The site answers in gzip or plain (Vary: Accept-Encoding), and so does

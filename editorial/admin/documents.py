@@ -30,7 +30,9 @@ from editorial.admin.forms import (
 )
 from editorial.admin.lookup import AddByIdentifierMixin
 from editorial.admin.paginators import EstimatedCountPaginator
+from editorial.admin.previews import PreviewLinkPagesMixin
 from editorial.admin.review import DocumentPagesMixin
+from editorial.admin.schedules import SchedulePagesMixin
 
 
 @admin.register(Document)
@@ -45,6 +47,8 @@ class DocumentAdmin(
     NamedAutocompleteMixin,  # topic and successor chosen by name
     DocumentActionsMixin,  # the list's bulk actions
     DocumentPagesMixin,  # review, preview, versions, duplicates, withdraw
+    SchedulePagesMixin,  # changes scheduled ahead, and their cancelling
+    PreviewLinkPagesMixin,  # preview links made and revoked
     DocumentImportMixin,  # the CSV import and its jobs' pages
     AuditlogHistoryAdminMixin,  # the audit trail's history page
     admin.ModelAdmin,

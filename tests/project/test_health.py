@@ -58,7 +58,8 @@ def listening():
 
 @pytest.mark.redis
 def test_readiness_names_every_part(client, listening, django_assert_num_queries):
-    with django_assert_num_queries(1):
+    # The database's, and the one that looks for late schedules.
+    with django_assert_num_queries(2):
         response = client.get("/health/ready/")
 
     assert response.status_code == 200
@@ -67,6 +68,7 @@ def test_readiness_names_every_part(client, listening, django_assert_num_queries
         "database": "ok",
         "cache": "ok",
         "queue": "ok",
+        "schedules": "ok",
     }
     assert "no-store" in response["Cache-Control"]
 
@@ -226,7 +228,14 @@ def test_under_each_redis_failure_the_probe_is_healthy_and_readiness_names_it(
         200,
         {"status": "degraded", "database": "ok", "cache": failing, "queue": failing},
     ]
+    # The database answers, but holds no tables: the process's file is new.
     assert answers["/health/ready/"] == [
         503,
-        {"status": "not ready", "database": "ok", "cache": failing, "queue": failing},
+        {
+            "status": "not ready",
+            "database": "ok",
+            "cache": failing,
+            "queue": failing,
+            "schedules": "failing: OperationalError",
+        },
     ]

@@ -18,6 +18,7 @@ role table does for admin URLs.
 """
 
 import csv
+import datetime
 import io
 from dataclasses import dataclass, field
 
@@ -30,12 +31,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command, get_commands
 from django.test import Client, RequestFactory, override_settings
 from django.urls import URLPattern, reverse
+from django.utils import timezone
 from taggit.models import Tag
 
 import actions.corrections
 import actions.decisions
 import actions.documents
+import actions.previews
 import actions.related
+import actions.schedules
 from catalogue.models import (
     Authorship,
     CandidateTopic,
@@ -46,7 +50,9 @@ from catalogue.models import (
     Person,
     PersonProposal,
     Preface,
+    PreviewLink,
     Registry,
+    Schedule,
     Topic,
     Venue,
 )
@@ -631,6 +637,65 @@ def correction_bulk(action, status, **extra):
     return change
 
 
+def schedule_page(w):
+    """LIT-002's pending revision scheduled for tomorrow: nothing changes yet."""
+    actions.documents.edit_document(
+        document=w.document, user=w.user, changes={"title": "Scheduled title"}
+    )
+    url = reverse("admin:catalogue_document_schedule", args=[w.document.pk])
+    tomorrow = timezone.localtime() + datetime.timedelta(days=1)
+    at = f"{tomorrow:%Y-%m-%dT%H:%M}"
+    assert w.client.post(url, {"kind": "publish", "at": at}).status_code == 302
+    assert Schedule.objects.get().state == "waiting"
+    return Change(w.document.get_absolute_url(), shows="Old title", hides="Scheduled")
+
+
+def scheduled_withdrawal(w):
+    """LIT-002's withdrawal, scheduled for tomorrow."""
+    actions.schedules.schedule(
+        document=w.document,
+        kind="withdraw",
+        at=timezone.now() + datetime.timedelta(days=1),
+        user=w.user,
+        reason="Retracted by its authors.",
+    )
+
+
+def schedule_cancel(w):
+    url = reverse("admin:catalogue_document_cancel_schedule", args=[w.document.pk])
+    planned = Schedule.objects.get()
+    assert w.client.post(url, {"schedule": planned.pk}).status_code == 302
+    assert Schedule.objects.get().state == "cancelled"
+    return Change(w.document.get_absolute_url(), hides="Retracted")
+
+
+def command_run_schedules(w):
+    """The scheduled withdrawal, due: run as its publisher, by the schedule."""
+    Schedule.objects.update(at=timezone.now() - datetime.timedelta(minutes=1))
+    call_command("run_schedules", stdout=io.StringIO())
+    assert Schedule.objects.get().state == "done"
+    return Change(w.document.get_absolute_url(), shows="Retracted by its authors.")
+
+
+def preview_link_make(w):
+    url = reverse("admin:catalogue_document_make_preview_link", args=[w.draft.pk])
+    assert w.client.post(url).status_code == 302
+    assert PreviewLink.objects.get().document == w.draft
+    return Change(w.topic.get_absolute_url(), hides=w.draft.title)
+
+
+def preview_link_made(w):
+    actions.previews.make_link(document=w.draft, user=w.user)
+
+
+def preview_link_revoke(w):
+    url = reverse("admin:catalogue_document_revoke_preview_link", args=[w.draft.pk])
+    link = PreviewLink.objects.get()
+    assert w.client.post(url, {"link": link.pk}).status_code == 302
+    assert PreviewLink.objects.get().revoked_at is not None
+    return Change(w.topic.get_absolute_url(), hides=w.draft.title)
+
+
 ROWS = {
     "admin: add a document": Row(add_document, number=True, page=False, purge=False),
     "admin: save a public document": Row(hold_revision, page=True, purge=False),
@@ -744,6 +809,17 @@ ROWS = {
         setup=reader_correction,
         purge=False,
     ),
+    # Scheduling and preview links change nothing readers see; the run of a
+    # schedule is the action itself, its pages purged.
+    "admin: schedule a publication": Row(schedule_page, purge=False),
+    "admin: cancel a schedule": Row(
+        schedule_cancel, setup=scheduled_withdrawal, purge=False
+    ),
+    "admin: make a preview link": Row(preview_link_make, purge=False),
+    "admin: revoke a preview link": Row(
+        preview_link_revoke, setup=preview_link_made, purge=False
+    ),
+    "command: run_schedules": Row(command_run_schedules, setup=scheduled_withdrawal),
     "command: import_index": Row(command_import_index),
     # A restore brings back the audit trail as it was and adds nothing.
     "command: import_record": Row(command_import_record, setup=emptied, audit=False),
@@ -856,6 +932,10 @@ ENTRY_POINTS = {
     "catalogue_document_add": "admin: add a document",
     "catalogue_document_change": "admin: save and publish",
     "catalogue_document_withdraw": "admin: withdraw",
+    "catalogue_document_schedule": "admin: schedule a publication",
+    "catalogue_document_cancel_schedule": "admin: cancel a schedule",
+    "catalogue_document_make_preview_link": "admin: make a preview link",
+    "catalogue_document_revoke_preview_link": "admin: revoke a preview link",
     "catalogue_document_review": "admin: review and publish",
     "catalogue_document_version": "admin: revert to a version",
     "catalogue_document_import": "admin job: CSV import",
@@ -980,6 +1060,7 @@ ENTRY_POINTS = {
     "command:check_sources": "command: check_sources",
     f"job:{CHECK_JOB}": "command: check_sources",
     "command:link_people": "command: link_people",
+    "command:run_schedules": "command: run_schedules",
     # Expires pages and writes nothing of the record; accounts are not the record.
     **dict.fromkeys(
         [

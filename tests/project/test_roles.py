@@ -6,6 +6,7 @@ A URL or an action added to the admin without a row here fails
 when it is written, not found by the next attacker.
 """
 
+import datetime
 import re
 
 import pytest
@@ -14,10 +15,13 @@ from django.contrib import admin
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, reverse
+from django.utils import timezone
 from taggit.models import Tag
 
 import actions.corrections
 import actions.documents
+import actions.previews
+import actions.schedules
 from api.models import ApiToken
 from catalogue.models import Document, Preface, Topic
 from catalogue.references import write_references
@@ -59,6 +63,10 @@ admin:catalogue_document_review               403 200 200 200
 admin:catalogue_document_preview              403 200 200 200
 admin:catalogue_document_version              403 200 200 200
 admin:catalogue_document_withdraw             403 403 200 200
+admin:catalogue_document_schedule             403 403 200 200
+admin:catalogue_document_cancel_schedule      405 405 405 405
+admin:catalogue_document_make_preview_link    405 405 405 405
+admin:catalogue_document_revoke_preview_link  405 405 405 405
 admin:catalogue_document_import               403 403 200 200
 admin:catalogue_document_process_import       405 405 405 405
 admin:catalogue_document_import_job           403 403 200 200
@@ -552,3 +560,47 @@ def test_open_endpoints_answer_each_role_as_they_answer_a_reader(
     assert answers() == anonymous
     assert {status for status, _ in anonymous} == {200}
     assert all(b"Sublinear memory cost" not in body for _, body in anonymous)
+
+
+# Who may schedule a change, cancel one, make a preview link and revoke one.
+SCHEDULES_AND_LINKS = ("publisher", "superuser")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_schedules_and_preview_links_are_for_the_roles_the_table_says(
+    client, people, record, role
+):
+    """Each role posts the four forms as a publisher would; only the
+    permitted ones change anything."""
+    publisher = people["publisher"]
+    waiting = actions.schedules.schedule(
+        document=record,
+        kind="withdraw",
+        at=timezone.now() + datetime.timedelta(days=1),
+        user=publisher,
+        reason="Retracted.",
+    )
+    link = actions.previews.make_link(document=record, user=publisher)
+    client.force_login(people[role])
+    tomorrow = timezone.localtime() + datetime.timedelta(days=2)
+
+    answers = [
+        client.post(
+            reverse(f"admin:catalogue_document_{name}", args=[record.pk]), data
+        ).status_code
+        for name, data in [
+            ("schedule", {"kind": "publish", "at": f"{tomorrow:%Y-%m-%dT%H:%M}"}),
+            ("cancel_schedule", {"schedule": waiting.pk}),
+            ("make_preview_link", {}),
+            ("revoke_preview_link", {"link": link.pk}),
+        ]
+    ]
+
+    allowed = role in SCHEDULES_AND_LINKS
+    assert answers == ([302] * 4 if allowed else [403] * 4)
+    waiting.refresh_from_db()
+    link.refresh_from_db()
+    assert record.schedules.filter(kind="publish").exists() == allowed
+    assert (waiting.state == "cancelled") == allowed
+    assert record.preview_links.count() == (2 if allowed else 1)
+    assert (link.revoked_at is not None) == allowed

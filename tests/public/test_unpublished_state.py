@@ -2,8 +2,9 @@
 
 A crawl of the whole public site (every page a link, a sitemap or a feed
 leads to, the citation downloads included) is taken; then drafts, documents
-in review, pending revisions, a draft decision record superseding a public
-one, a registry holding only drafts and a decision log holding only drafts
+in review, pending revisions (one scheduled for publication), preview links
+of a draft and of a pending revision, a draft decision record superseding a
+public one, a registry holding only drafts and a decision log holding only drafts
 are added through the services, each
 naming public records (a draft naming a public document's author, with a
 co-author and a venue of its own, and a pending revision renaming an author
@@ -12,15 +13,19 @@ served from the cache with the same validators (nothing was expired), and,
 rendered afresh, be byte for byte what it was, with no page more or less.
 """
 
+import datetime
 import re
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 from django.core.cache import cache
 from django.urls import URLPattern, resolve, reverse
+from django.utils import timezone
 
 import actions.decisions
 import actions.documents
+import actions.previews
+import actions.schedules
 import api.urls
 from catalogue.models import Preface, Registry
 from catalogue.references import write_references
@@ -221,6 +226,16 @@ def add_unpublished_state(publisher, editor, documents):
     published = actions.decisions.DecisionRecord.objects.get(number=5)
     published.body = "A pending body citing LIT-009."
     actions.decisions.save_decision(decision=published, user=publisher, supersedes=[])
+    # Preview links of the draft and of the pending revision, and the
+    # revision's publication scheduled for tomorrow: none shows anywhere.
+    for previewed in (draft, documents[0]):
+        actions.previews.make_link(document=previewed, user=publisher)
+    actions.schedules.schedule(
+        document=documents[0],
+        kind="publish",
+        at=timezone.now() + datetime.timedelta(days=1),
+        user=publisher,
+    )
 
 
 def test_unpublished_state_changes_no_public_page(
@@ -253,6 +268,8 @@ def test_unpublished_state_changes_no_public_page(
 
     assert validators(cached) == validators(before)
     assert bodies(rendered) == bodies(before)
+    # No public page, feed, API or OAI answer leads to a preview link.
+    assert [path for path in rendered if path.startswith("/preview/")] == []
 
 
 @pytest.mark.parametrize(
