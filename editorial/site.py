@@ -8,6 +8,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
 from editorial import desk
+from editorial.admin.conversation import ReviewMailAdminMixin
 from editorial.backups import BackupsAdminMixin
 from editorial.roles import is_editorial
 from editorial.statistics import StatisticsAdminMixin
@@ -26,7 +27,9 @@ class EditorialLoginForm(AdminAuthenticationForm):
             )
 
 
-class AnthologyAdminSite(StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSite):
+class AnthologyAdminSite(
+    ReviewMailAdminMixin, StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSite
+):
     site_header = "Anthology"
     site_title = "Anthology"
     index_title = "Editors' desk"
