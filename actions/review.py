@@ -39,7 +39,9 @@ logger = logging.getLogger(__name__)
 
 
 def _label(subject):
-    return str(subject.label if isinstance(subject, DecisionRecord) else subject.identifier)
+    if isinstance(subject, DecisionRecord):
+        return str(subject.label)
+    return str(subject.identifier)
 
 
 def _under_review(subject, revision):
@@ -65,13 +67,13 @@ def _may_send_back(subject, revision):
             f"{_label(subject)} is already back with its editor.",
             code="already_sent_back",
         )
-    if isinstance(subject, Document) and not subject.is_public:
-        if subject.status != Document.Status.IN_REVIEW:
-            raise ValidationError(
-                f"{_label(subject)} is a draft not submitted for review: "
-                "comment on it instead.",
-                code="not_in_review",
-            )
+    draft = isinstance(subject, Document) and not subject.is_public
+    if draft and subject.status != Document.Status.IN_REVIEW:
+        raise ValidationError(
+            f"{_label(subject)} is a draft not submitted for review: "
+            "comment on it instead.",
+            code="not_in_review",
+        )
 
 
 def _sent_back(subject, revision):

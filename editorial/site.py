@@ -8,8 +8,8 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
 from editorial import desk
-from editorial.admin.conversation import ReviewMailAdminMixin
 from editorial.backups import BackupsAdminMixin
+from editorial.review_mail import ReviewMailAdminMixin
 from editorial.roles import is_editorial
 from editorial.statistics import StatisticsAdminMixin
 
@@ -45,5 +45,9 @@ class AnthologyAdminSite(
         return sorted(apps, key=lambda app: app["app_label"] != "catalogue")
 
     def index(self, request, extra_context=None):
-        context = {"desk": desk.queues(request.user), **(extra_context or {})}
+        mine = request.GET.get("review") == "mine"
+        context = {
+            "desk": desk.queues(request.user, mine=mine),
+            **(extra_context or {}),
+        }
         return super().index(request, context)

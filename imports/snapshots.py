@@ -56,6 +56,11 @@ RECORD_MODELS = [
     "catalogue.DocumentVersion",
     "catalogue.DocumentNotice",
     "catalogue.Revision",
+    # The review conversation: staff's own record of how each version came
+    # to be published (comments, who reviewed it, when it was sent back).
+    "catalogue.ReviewThread",
+    "catalogue.ReviewComment",
+    "catalogue.ReviewerPreference",
     "catalogue.Reference",
     "catalogue.DocumentVenue",
     "catalogue.Person",

@@ -138,8 +138,7 @@ class ReviewThread(models.Model):
                 name="review_thread_revision_of_its_document",
             ),
             models.CheckConstraint(
-                condition=Q(decision_revision__isnull=True)
-                | Q(decision__isnull=False),
+                condition=Q(decision_revision__isnull=True) | Q(decision__isnull=False),
                 name="review_thread_revision_of_its_decision",
             ),
             models.UniqueConstraint(

@@ -1,8 +1,7 @@
 """The review conversation in the admin: the thread of comments on a draft
 or pending revision, shown on the review page and the change form, and the
 forms that add to it (comment, send back, resubmit, assign, claim), posted to
-one page of the document's or decision record's admin; and each person's
-choice of review mail, a page of the site.
+one page of the document's or decision record's admin.
 
 Every form calls an action of ``actions.review``, which checks the user's
 rights itself; a form is offered only where its step may be taken.
@@ -14,7 +13,6 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
@@ -24,7 +22,7 @@ from catalogue.models import (
     ReviewComment,
     ReviewThread,
 )
-from catalogue.models.review import COMMENT_MAX_CHARACTERS
+from catalogue.models.review import COMMENT_MAX_CHARACTERS, LIVE_STATES
 from editorial.roles import EDITOR, PUBLISHER
 
 # The buttons of the conversation's forms, and the step each takes.
@@ -135,7 +133,7 @@ def kept_reviews(**owner):
     in the history."""
     threads = list(
         ReviewThread.objects.filter(**owner)
-        .exclude(state__in=[ReviewThread.State.OPEN, ReviewThread.State.CHANGES_REQUESTED])
+        .exclude(state__in=LIVE_STATES)
         .select_related("assignee")
         .order_by("-closed_at", "-pk")
     )
@@ -233,52 +231,3 @@ def _form_errors(form):
         for name, errors in form.errors.items()
         for message in errors
     )
-
-
-class ReviewMailForm(forms.Form):
-    wants_review_mail = forms.BooleanField(
-        required=False,
-        label="Mail me about reviews",
-        help_text=(
-            "When you are asked to review a draft, and when someone comments "
-            "on, sends back or resubmits a draft you write or review."
-        ),
-    )
-
-
-class ReviewMailAdminMixin:
-    """The site's page where each person turns review mail on or off."""
-
-    def get_urls(self):
-        return [
-            path(
-                "review-mail/",
-                self.admin_view(self.review_mail_view),
-                name="review_mail",
-            ),
-            *super().get_urls(),
-        ]
-
-    def review_mail_view(self, request):
-        """One's own choice of review mail. Template: ``admin/review_mail.html``."""
-        if not request.user.has_perm("catalogue.view_document"):
-            raise PermissionDenied
-        wants = actions.review.wants_review_mail(request.user)
-        form = ReviewMailForm(
-            request.POST or None, initial={"wants_review_mail": wants}
-        )
-        if request.method == "POST" and form.is_valid():
-            chosen = form.cleaned_data["wants_review_mail"]
-            actions.review.set_review_mail(user=request.user, wants=chosen)
-            messages.success(
-                request,
-                "You get review mail." if chosen else "You get no review mail.",
-            )
-            return HttpResponseRedirect(reverse("admin:review_mail"))
-        context = {
-            **self.each_context(request),
-            "title": "Review mail",
-            "form": form,
-            "has_address": bool(request.user.email),
-        }
-        return TemplateResponse(request, "admin/review_mail.html", context)

@@ -59,6 +59,7 @@ admin:catalogue_document_review               403 200 200 200
 admin:catalogue_document_preview              403 200 200 200
 admin:catalogue_document_version              403 200 200 200
 admin:catalogue_document_withdraw             403 403 200 200
+admin:catalogue_document_conversation         405 405 405 405
 admin:catalogue_document_import               403 403 200 200
 admin:catalogue_document_process_import       405 405 405 405
 admin:catalogue_document_import_job           403 403 200 200
@@ -68,6 +69,7 @@ admin:catalogue_decisionrecord_change         403 200 200 200
 admin:catalogue_decisionrecord_history        403 200 200 200
 admin:catalogue_decisionrecord_auditlog       403 200 200 200
 admin:catalogue_decisionrecord_delete         403 403 403 200
+admin:catalogue_decisionrecord_conversation   405 405 405 405
 admin:catalogue_decisionrecord_import_folder  403 403 200 200
 admin:catalogue_decisionrecord_import_folder_job 403 403 200 200
 admin:catalogue_registry_changelist           403 200 200 200
@@ -169,6 +171,7 @@ admin:jobs_job_history                        302 302 200 200
 admin:jobs_job_delete                         403 403 403 403
 admin:backups                                 403 403 403 200
 admin:statistics                              403 200 200 200
+admin:review_mail                             403 200 200 200
 admin:backup_job                              403 403 403 200
 admin:backup_download                         403 403 403 200
 admin:api_apitoken_changelist                 200 200 200 200
