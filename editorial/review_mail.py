@@ -40,10 +40,10 @@ class ReviewMailAdminMixin:
         if not request.user.has_perm("catalogue.view_document"):
             raise PermissionDenied
         wants = actions.review.wants_review_mail(request.user)
-        form = ReviewMailForm(
-            request.POST or None, initial={"wants_review_mail": wants}
-        )
-        if request.method == "POST" and form.is_valid():
+        # An unticked box posts nothing: a POST is bound even when empty.
+        posted = request.POST if request.method == "POST" else None
+        form = ReviewMailForm(posted, initial={"wants_review_mail": wants})
+        if form.is_valid():
             chosen = form.cleaned_data["wants_review_mail"]
             actions.review.set_review_mail(user=request.user, wants=chosen)
             messages.success(
