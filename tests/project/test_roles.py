@@ -18,8 +18,9 @@ from taggit.models import Tag
 
 import actions.corrections
 import actions.documents
+import actions.review
 from api.models import ApiToken
-from catalogue.models import Document, Preface, Topic
+from catalogue.models import Document, Preface, ReviewComment, ReviewThread, Topic
 from catalogue.references import write_references
 from editorial.admin.csv_import import IMPORT_JOB
 from editorial.admin.folder_import import FOLDER_JOB
@@ -554,3 +555,91 @@ def test_open_endpoints_answer_each_role_as_they_answer_a_reader(
     assert answers() == anonymous
     assert {status for status, _ in anonymous} == {200}
     assert all(b"Sublinear memory cost" not in body for _, body in anonymous)
+
+
+# Who may take each step of a review, by the button of its form: editors
+# comment on documents and resubmit them; publishers also send back, assign
+# and claim. Editors only read decision records, so only publishers review
+# them.
+PUBLISHERS = ("publisher", "superuser")
+EDITORS = ("editor", *PUBLISHERS)
+REVIEW_STEPS = {
+    "document": {
+        "_comment": EDITORS,
+        "_resubmit": EDITORS,
+        "_send_back": PUBLISHERS,
+        "_assign": PUBLISHERS,
+        "_claim": PUBLISHERS,
+    },
+    "decision": dict.fromkeys(
+        ["_comment", "_resubmit", "_send_back", "_assign", "_claim"], PUBLISHERS
+    ),
+}
+
+
+def review_subject(kind):
+    """A document in review, or a draft decision record."""
+    if kind == "document":
+        return DocumentFactory(number=12, status=Document.Status.IN_REVIEW)
+    return DecisionRecordFactory(number=61, draft=True)
+
+
+def review_took(subject, button, user, reviewer):
+    """Whether the step of ``button`` was taken on ``subject``'s review."""
+    owner = "document" if isinstance(subject, Document) else "decision"
+    thread = ReviewThread.objects.live().filter(**{owner: subject}).first()
+    if button == "_comment":
+        return ReviewComment.objects.filter(kind=ReviewComment.Kind.COMMENT).exists()
+    if button == "_resubmit":
+        return thread.state == ReviewThread.State.OPEN
+    if button == "_send_back":
+        return thread is not None and thread.changes_requested
+    if button == "_assign":
+        return thread is not None and thread.assignee == reviewer
+    return thread is not None and thread.assignee == user
+
+
+@pytest.mark.parametrize("kind", REVIEW_STEPS)
+@pytest.mark.parametrize("button", REVIEW_STEPS["document"])
+@pytest.mark.parametrize("role", ROLES)
+def test_review_steps_are_for_the_roles_the_table_says(
+    client, people, role, button, kind
+):
+    subject = review_subject(kind)
+    reviewer = UserFactory(publisher=True, username="ada")
+    if button == "_resubmit":
+        actions.review.send_back(
+            subject=subject, user=people["superuser"], body="Again."
+        )
+    client.force_login(people[role])
+    model = subject._meta.model_name
+
+    response = client.post(
+        reverse(f"admin:catalogue_{model}_conversation", args=[subject.pk]),
+        {button: "x", "body": "A note.", "assignee": reviewer.pk},
+    )
+
+    allowed = role in REVIEW_STEPS[kind][button]
+    assert response.status_code == (302 if allowed else 403)
+    assert review_took(subject, button, people[role], reviewer) == allowed
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_is_offered_the_review_forms_the_table_says(
+    client, people, record, role
+):
+    """LIT-004's pending revision, on its review page: each role sees the
+    buttons of the steps it may take (no resubmission: nothing was sent back)."""
+    client.force_login(people[role])
+
+    response = client.get(reverse("admin:catalogue_document_review", args=[record.pk]))
+
+    if role == "staff":
+        assert response.status_code == 403
+        return
+    offered = set(re.findall(r'name="(_[a-z_]+)"', response.content.decode()))
+    assert offered & set(REVIEW_STEPS["document"]) == {
+        button
+        for button, roles in REVIEW_STEPS["document"].items()
+        if role in roles and button != "_resubmit"
+    }
