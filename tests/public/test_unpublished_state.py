@@ -21,6 +21,7 @@ from django.urls import URLPattern, resolve, reverse
 
 import actions.decisions
 import actions.documents
+import actions.review
 import api.urls
 from catalogue.models import Preface, Registry
 from catalogue.references import write_references
@@ -221,6 +222,25 @@ def add_unpublished_state(publisher, editor, documents):
     published = actions.decisions.DecisionRecord.objects.get(number=5)
     published.body = "A pending body citing LIT-009."
     actions.decisions.save_decision(decision=published, user=publisher, supersedes=[])
+    # The review conversation: comments on a draft in review, a pending
+    # revision and a decision record's, one sent back, one assigned.
+    for subject, field, user in [
+        (in_review, "summary", editor),
+        (documents[0], "title", editor),
+        (published, "body", publisher),
+        (successor, "", publisher),
+    ]:
+        actions.review.comment(
+            subject=subject, user=user, body=f"{REVIEW_MARKER} on LIT-004.", field=field
+        )
+    actions.review.send_back(
+        subject=in_review, user=publisher, body=f"{REVIEW_MARKER}: again."
+    )
+    actions.review.assign(subject=documents[0], user=publisher, assignee=publisher)
+
+
+# In every comment of a review: found on no public page, feed or answer.
+REVIEW_MARKER = "Reviewer-note-7f3a"
 
 
 def test_unpublished_state_changes_no_public_page(
@@ -253,6 +273,10 @@ def test_unpublished_state_changes_no_public_page(
 
     assert validators(cached) == validators(before)
     assert bodies(rendered) == bodies(before)
+    marker = REVIEW_MARKER.encode()
+    assert [
+        path for path, (_, body) in bodies(rendered).items() if marker in body
+    ] == []
 
 
 @pytest.mark.parametrize(
