@@ -38,7 +38,7 @@ BUTTONS = {
 class CommentForm(forms.Form):
     """A comment on the whole draft or on one of its fields."""
 
-    field = forms.ChoiceField(label="On", required=False)
+    field = forms.ChoiceField(label="About", required=False)
     body = forms.CharField(
         label="Comment",
         required=False,

@@ -215,7 +215,7 @@ def test_a_decision_record_draft_is_sent_back_and_kept_with_its_record(
         ({"body": "   "}, "Write the comment to add with."),
         (
             {"body": "Why?", "field": "venue"},
-            "On: Select a valid choice. venue is not one of the available choices.",
+            "About: Select a valid choice. venue is not one of the available choices.",
         ),
         ({"body": "x" * 5001}, "Comment: Ensure this value has at most 5000"),
     ],
