@@ -38,7 +38,8 @@ from catalogue.models import (
 logger = logging.getLogger(__name__)
 
 
-def _label(subject):
+def label_of(subject):
+    """How the desk names ``subject``: LIT-012, ADR-064 (2)."""
     if isinstance(subject, DecisionRecord):
         return str(subject.label)
     return str(subject.identifier)
@@ -48,7 +49,7 @@ def _under_review(subject, revision):
     """Only a draft or a pending revision is reviewed."""
     if subject.is_public and revision is None:
         raise ValidationError(
-            f"{_label(subject)} has no draft or pending revision to review.",
+            f"{label_of(subject)} has no draft or pending revision to review.",
             code="nothing_to_review",
         )
 
@@ -64,13 +65,13 @@ def _may_send_back(subject, revision):
     thread = _live_thread(subject)
     if thread is not None and thread.changes_requested:
         raise ValidationError(
-            f"{_label(subject)} is already back with its editor.",
+            f"{label_of(subject)} is already back with its editor.",
             code="already_sent_back",
         )
     draft = isinstance(subject, Document) and not subject.is_public
     if draft and subject.status != Document.Status.IN_REVIEW:
         raise ValidationError(
-            f"{_label(subject)} is a draft not submitted for review: "
+            f"{label_of(subject)} is a draft not submitted for review: "
             "comment on it instead.",
             code="not_in_review",
         )
@@ -82,7 +83,7 @@ def _sent_back(subject, revision):
     thread = _live_thread(subject)
     if thread is None or not thread.changes_requested:
         raise ValidationError(
-            f"{_label(subject)} was not sent back: there is nothing to resubmit.",
+            f"{label_of(subject)} was not sent back: there is nothing to resubmit.",
             code="not_sent_back",
         )
 
@@ -254,7 +255,7 @@ def _assign(subject, revision, user, assignee, due_on):
         assignee.is_active and assignee.has_perm(may_review)
     ):
         raise ValidationError(
-            f"{assignee} may not review {_label(subject)}: only an editor or a "
+            f"{assignee} may not review {label_of(subject)}: only an editor or a "
             "publisher reviews.",
             code="not_a_reviewer",
         )
@@ -342,7 +343,7 @@ def tell(thread, added, people, actor):
         "thread": thread,
         "comment": added,
         "actor": actor,
-        "label": _label(subject),
+        "label": label_of(subject),
         "title": subject.title,
         "url": review_url(subject),
         "due_on": thread.due_on,

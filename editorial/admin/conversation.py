@@ -193,7 +193,7 @@ class ConversationMixin:
         if pressed is None:
             raise ValidationError("No step was asked for.", code="no_step")
         name = BUTTONS[pressed]
-        user, label = request.user, str(getattr(subject, "label", subject))
+        user, label = request.user, actions.review.label_of(subject)
         if name in {"assign", "claim"}:
             form = AssignForm(request.POST)
             if not form.is_valid():
