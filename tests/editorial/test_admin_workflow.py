@@ -51,6 +51,9 @@ def test_the_desk_list_change_and_review_pages_cost_the_same_queries_at_any_size
 
 # Counted once at 10 documents; the test holds them at 1,000. The list is
 # counted in one query, estimated or exact.
+# The desk's review queue takes four (its two counts and its two lists); the
+# change and review pages' review panel reads its thread, and the review page
+# its steps' preconditions and the reviewers to choose from.
 QUERIES = {"desk": 18, "list": 13, "change": 12, "review": 14}
 
 
