@@ -9,9 +9,10 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 import actions.review
+from catalogue.text import RecordTextForm
 
 
-class ReviewMailForm(forms.Form):
+class ReviewMailForm(RecordTextForm, forms.Form):
     wants_review_mail = forms.BooleanField(
         required=False,
         label="Mail me about reviews",

@@ -23,6 +23,7 @@ from catalogue.models import (
     ReviewThread,
 )
 from catalogue.models.review import COMMENT_MAX_CHARACTERS, LIVE_STATES
+from catalogue.text import RecordTextForm
 from editorial.roles import EDITOR, PUBLISHER
 
 # The buttons of the conversation's forms, and the step each takes.
@@ -35,7 +36,7 @@ BUTTONS = {
 }
 
 
-class CommentForm(forms.Form):
+class CommentForm(RecordTextForm, forms.Form):
     """A comment on the whole draft or on one of its fields."""
 
     field = forms.ChoiceField(label="About", required=False)
@@ -66,7 +67,7 @@ def reviewers():
     )
 
 
-class AssignForm(forms.Form):
+class AssignForm(RecordTextForm, forms.Form):
     assignee = forms.ModelChoiceField(
         queryset=None, required=False, label="Reviewer", empty_label="Nobody"
     )

@@ -218,6 +218,8 @@ def test_a_decision_record_draft_is_sent_back_and_kept_with_its_record(
             "About: Select a valid choice. venue is not one of the available choices.",
         ),
         ({"body": "x" * 5001}, "Comment: Ensure this value has at most 5000"),
+        # A control character no text of the record may hold.
+        ({"body": "Tokens\x0bor layers?"}, "Comment: "),
     ],
 )
 def test_a_comment_that_cannot_be_kept_is_refused_by_name_and_writes_nothing(
