@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from actions import errata, pages
+from actions import errata, pages, review
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import (
     OWN_LOG,
@@ -185,6 +185,7 @@ def _hold(edited, user, supersedes, note):
             # The edit takes the record back to what readers see.
             if revision.pk:
                 discard_held(revision, user=user)
+                review.settle(decision, published=False)
             return None
         revision.save()
         return revision
@@ -209,6 +210,7 @@ def publish_decision(*, decision, user):
             publish_held(revision, user=user, at=now)
             errata.settle_decision_revision(revision, user=user, at=now)
             pages.changed(decision, before=before)
+        review.settle(decision, published=True)
     return decision
 
 
@@ -353,6 +355,7 @@ def discard_decision_revision(*, decision, user):
     with taking(DISCARD_DECISION, decision, user) as (decision, revision):
         discard_held(revision, user=user)
         errata.release(revision)
+        review.settle(decision, published=False)
     return revision
 
 

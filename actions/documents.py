@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from actions import errata, pages, vocabulary
+from actions import errata, pages, review, vocabulary
 from actions.filing import recorded_tag_names, recorded_tags
 from actions.people import link_documents
 from actions.steps import (
@@ -246,6 +246,7 @@ def _hold_as_revision(document, revision, user, changes, note):
         # The edit takes the document back to what readers see: nothing waits.
         if revision.pk:
             discard_held(revision, user=user)
+            review.settle(document, published=False)
         return None
     revision.save()
     return revision
@@ -286,6 +287,7 @@ def submit_for_review(*, document, user):
     with taking(SUBMIT, document, user) as (document, _):
         document.status = Document.Status.IN_REVIEW
         document.save(update_fields=["status", "updated_at"])
+        review.resubmitted(document, user)
     return document
 
 
@@ -319,6 +321,7 @@ def _publish_first(document, user, note):
     # topic page, and may bring a tag into the public filters.
     pages.changed(document, listing=True)
     version = _save_version(document, user, note, published_at, writer)
+    review.settle(document, published=True, version=version)
     link_documents([document], user=user)
     return version
 
@@ -355,6 +358,7 @@ def _publish_revision(document, revision, user, note):
         version = _save_version(
             document, user, revision.note, published_at, revision.created_by
         )
+    review.settle(document, published=True, version=version)
     link_documents([document], user=user)
     return version
 
@@ -371,6 +375,7 @@ def discard_revision(*, document, user):
     with taking(DISCARD, document, user) as (document, revision):
         discard_held(revision, user=user)
         errata.release(revision)
+        review.settle(document, published=False)
     return revision
 
 

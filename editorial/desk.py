@@ -18,6 +18,7 @@ from catalogue.models import (
     PersonProposal,
     Revision,
 )
+from editorial import review_queue
 from editorial.schedules import desk_schedules
 
 RECENT = 8
@@ -125,9 +126,28 @@ def people_to_check():
     return queue, (list(open_proposals()[:PEOPLE_SHOWN]) if count else [])
 
 
-def queues(user):
-    """The desk for ``user``: the queues, the oldest people to check, and the
-    documents published last."""
+def review_queues(user, *, mine):
+    """The queues of reviews, and the review queue itself (``mine``: only the
+    reviews ``user`` is assigned)."""
+    desk = reverse("admin:index")
+    assigned = Queue(
+        "Assigned to me",
+        review_queue.assigned_count(user),
+        f"{desk}?review=mine#review-queue",
+        "Drafts and pending revisions you review.",
+    )
+    sent_back = Queue(
+        "Changes requested",
+        review_queue.sent_back_count(),
+        f"{desk}#review-queue",
+        "Sent back to their editors with a comment, to revise and resubmit.",
+    )
+    return [assigned, sent_back], review_queue.review_queue(user, mine=mine)
+
+
+def queues(user, *, mine=False):
+    """The desk for ``user``: the queues, the review queue, the oldest people
+    to check, and the documents published last."""
     broken = Queue(
         "Broken references",
         BrokenReference.objects.broken().count(),
@@ -147,8 +167,18 @@ def queues(user):
         "Corrections readers and the source checks propose: a publisher decides.",
     )
     people, proposals = people_to_check()
+    reviews, waiting = review_queues(user, mine=mine)
     return {
-        "queues": [*document_queues(user), broken, candidates, people, corrections],
+        "queues": [
+            *document_queues(user),
+            *reviews,
+            broken,
+            candidates,
+            people,
+            corrections,
+        ],
+        "reviews": waiting,
+        "mine": mine,
         "people": people,
         "proposals": proposals,
         "duplicates": reverse("admin:catalogue_document_duplicates"),

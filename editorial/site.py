@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 
 from editorial import desk
 from editorial.backups import BackupsAdminMixin
+from editorial.review_mail import ReviewMailAdminMixin
 from editorial.roles import is_editorial
 from editorial.statistics import StatisticsAdminMixin
 
@@ -26,7 +27,9 @@ class EditorialLoginForm(AdminAuthenticationForm):
             )
 
 
-class AnthologyAdminSite(StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSite):
+class AnthologyAdminSite(
+    ReviewMailAdminMixin, StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSite
+):
     site_header = "Anthology"
     site_title = "Anthology"
     index_title = "Editors' desk"
@@ -42,5 +45,9 @@ class AnthologyAdminSite(StatisticsAdminMixin, BackupsAdminMixin, admin.AdminSit
         return sorted(apps, key=lambda app: app["app_label"] != "catalogue")
 
     def index(self, request, extra_context=None):
-        context = {"desk": desk.queues(request.user), **(extra_context or {})}
+        mine = request.GET.get("review") == "mine"
+        context = {
+            "desk": desk.queues(request.user, mine=mine),
+            **(extra_context or {}),
+        }
         return super().index(request, context)

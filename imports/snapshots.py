@@ -58,6 +58,11 @@ RECORD_MODELS = [
     "catalogue.Revision",
     # Changes a publisher scheduled: a restored site still makes them.
     "catalogue.Schedule",
+    # The review conversation: staff's own record of how each version came
+    # to be published (comments, who reviewed it, when it was sent back).
+    "catalogue.ReviewThread",
+    "catalogue.ReviewComment",
+    "catalogue.ReviewerPreference",
     "catalogue.Reference",
     "catalogue.DocumentVenue",
     "catalogue.Person",

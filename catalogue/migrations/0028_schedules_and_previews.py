@@ -10,7 +10,7 @@ import catalogue.models.fields
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalogue", "0026_vocabulary"),
+        ("catalogue", "0027_review_conversation"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

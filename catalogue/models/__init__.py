@@ -45,6 +45,14 @@ from catalogue.models.related import (
     CandidateTopic,
     RelatedDocument,
 )
+from catalogue.models.review import (
+    DECISION_ANCHORS,
+    DOCUMENT_ANCHORS,
+    ReviewComment,
+    ReviewerPreference,
+    ReviewState,
+    ReviewThread,
+)
 from catalogue.models.revision import Revision
 from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
@@ -53,6 +61,8 @@ from catalogue.models.version import DocumentVersion
 from catalogue.models.vocabulary import DocumentWords, Word
 
 __all__ = [
+    "DECISION_ANCHORS",
+    "DOCUMENT_ANCHORS",
     "OWN_LOG",
     "OWN_LOG_SLUG",
     "PREFIX_VALIDATOR",
@@ -93,6 +103,10 @@ __all__ = [
     "Registry",
     "RegistryCount",
     "RelatedDocument",
+    "ReviewComment",
+    "ReviewState",
+    "ReviewThread",
+    "ReviewerPreference",
     "Revision",
     "RevisionStatus",
     "Schedule",

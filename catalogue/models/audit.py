@@ -18,6 +18,7 @@ from catalogue.models.decision import (
 from catalogue.models.document import Document
 from catalogue.models.person import Person, PersonAddress, PersonProposal
 from catalogue.models.registry import Registry
+from catalogue.models.review import ReviewComment, ReviewerPreference, ReviewThread
 from catalogue.models.revision import Revision
 from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
@@ -42,6 +43,10 @@ auditlog.register(Correction)
 # and who cancelled or revoked each.
 auditlog.register(Schedule)
 auditlog.register(PreviewLink)
+# The review conversation: who commented, assigned, sent back, and when.
+auditlog.register(ReviewThread)
+auditlog.register(ReviewComment)
+auditlog.register(ReviewerPreference)
 auditlog.register(Preface, exclude_fields=["updated_at"])
 # Tags are renamed and merged in the admin; their names show on public pages.
 auditlog.register(Tag)

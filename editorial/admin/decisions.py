@@ -18,6 +18,11 @@ from actions.decisions import (
 from catalogue.models import DecisionRecord, DecisionRelation
 from editorial.admin import exports
 from editorial.admin.controls import WorkflowFormMixin
+from editorial.admin.conversation import (
+    ConversationMixin,
+    conversation,
+    kept_reviews,
+)
 from editorial.admin.filters import PublishedFilter
 from editorial.admin.folder_import import DecisionFolderImportMixin
 from editorial.admin.forms import DecisionRecordForm, NamedAutocompleteMixin
@@ -67,6 +72,7 @@ def _draft(decision):
 @admin.register(DecisionRecord)
 class DecisionRecordAdmin(
     DecisionFolderImportMixin,
+    ConversationMixin,
     WorkflowFormMixin,
     AuditlogHistoryAdminMixin,
     admin.ModelAdmin,
@@ -133,6 +139,10 @@ class DecisionRecordAdmin(
             context["can_discard"] = DISCARD_DECISION.is_offered(
                 decision, revision, request.user
             )
+            context["review"] = conversation(
+                decision, revision, request.user, next_url=request.get_full_path()
+            )
+            context["kept_reviews"] = kept_reviews(decision=decision)
         return super().render_change_form(request, context, add, change, **kw)
 
     def save_formset(self, request, form, formset, change):

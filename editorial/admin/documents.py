@@ -15,6 +15,7 @@ from catalogue.identifiers import Identifier
 from catalogue.models import Document, Registry, Revision
 from editorial.admin import controls, exports
 from editorial.admin.bulk import DocumentActionsMixin
+from editorial.admin.conversation import ConversationMixin, conversation
 from editorial.admin.csv_import import DocumentImportMixin
 from editorial.admin.filters import (
     AuthorListFilter,
@@ -49,6 +50,7 @@ class DocumentAdmin(
     DocumentPagesMixin,  # review, preview, versions, duplicates, withdraw
     SchedulePagesMixin,  # changes scheduled ahead, and their cancelling
     PreviewLinkPagesMixin,  # preview links made and revoked
+    ConversationMixin,  # the review's comments, sending back, assignments
     DocumentImportMixin,  # the CSV import and its jobs' pages
     AuditlogHistoryAdminMixin,  # the audit trail's history page
     admin.ModelAdmin,
@@ -238,6 +240,9 @@ class DocumentAdmin(
             )
             context["versions"] = document.versions.select_related(
                 "published_by", "written_by"
+            )
+            context["review"] = conversation(
+                document, revision, request.user, next_url=request.get_full_path()
             )
             context["workflow_controls"] = [
                 (control, control.url(document))

@@ -18,6 +18,7 @@ from catalogue.citations import author_lines
 from catalogue.duplicates import likely_pairs
 from catalogue.models import Document, Topic
 from catalogue.references import resolve
+from editorial.admin.conversation import conversation, kept_reviews
 from editorial.admin.forms import WithdrawalForm
 from public.diffs import render_word_diff
 from public.versions import FieldComparison, version_comparison
@@ -145,6 +146,9 @@ class DocumentPagesMixin:
             can_discard=actions.documents.DISCARD.is_offered(
                 document, revision, request.user
             ),
+            review=conversation(
+                document, revision, request.user, next_url=request.get_full_path()
+            ),
         )
 
     def _first_publication(self, request, document):
@@ -162,6 +166,9 @@ class DocumentPagesMixin:
             references=resolve([document.summary]),
             can_publish=actions.documents.PUBLISH.is_offered(
                 document, None, request.user
+            ),
+            review=conversation(
+                document, None, request.user, next_url=request.get_full_path()
             ),
         )
 
@@ -239,6 +246,7 @@ class DocumentPagesMixin:
             comparison=version_comparison(version),
             version=version,
             can_revert=can_revert,
+            kept_reviews=kept_reviews(version=version),
         )
 
     def duplicates_view(self, request):

@@ -7,6 +7,7 @@ the Content-Security-Policy was never needed to stop one (no violations).
 
 import pytest
 
+import actions.review
 from catalogue.models import Document, DocumentVersion, Preface, Revision
 from catalogue.references import write_references
 from tests.browser.test_browser import signed_in_page
@@ -79,6 +80,11 @@ def hostile_record(editorial_groups):
         created_by=publisher,
         **{**document.content(), "summary": hostile(15)},
     )
+    # A comment on the pending revision's summary, shown on its review page,
+    # its change form and (its title) the desk's review queue.
+    actions.review.comment(
+        subject=document, user=publisher, body=hostile(19), field="summary"
+    )
     decision = DecisionRecordFactory(
         number=26,
         title=hostile(16),
@@ -110,6 +116,8 @@ def admin_pages(record):
         "/admin/catalogue/document/",
         f"/admin/catalogue/document/{document.pk}/change/",
         f"/admin/catalogue/document/{document.pk}/preview/",
+        f"/admin/catalogue/document/{document.pk}/review/",
+        "/admin/",
         f"/admin/catalogue/document/{document.pk}/history/",
         "/admin/catalogue/topic/",
         "/admin/catalogue/registry/",

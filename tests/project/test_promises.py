@@ -238,6 +238,23 @@ def review_publish(w):
     )
 
 
+def send_back(w):
+    actions.documents.submit_for_review(document=w.draft, user=w.user)
+    url = reverse("admin:catalogue_document_conversation", args=[w.draft.pk])
+    sent = w.client.post(url, {"_send_back": "x", "body": "Words for the desk."})
+    assert sent.status_code == 302
+    return Change(w.topic.get_absolute_url(), hides="Words for the desk.")
+
+
+def decision_comment(w):
+    w.decision.title = "A held decision title"
+    actions.decisions.save_decision(decision=w.decision, user=w.user, supersedes=[])
+    url = reverse("admin:catalogue_decisionrecord_conversation", args=[w.decision.pk])
+    said = w.client.post(url, {"_comment": "x", "body": "Words for the desk."})
+    assert said.status_code == 302
+    return Change(w.decision.get_absolute_url(), hides="Words for the desk.")
+
+
 def second_version(w):
     actions.documents.edit_document(
         document=w.document, user=w.user, changes={"title": "Second title"}
@@ -709,6 +726,9 @@ ROWS = {
         version_revert, setup=second_version, purge=False
     ),
     "admin: supersede": Row(supersede_in_form),
+    # The review is the desk's alone: audited, no public page changes.
+    "admin: send a draft back": Row(send_back, purge=False),
+    "admin: comment on a decision record": Row(decision_comment, purge=False),
     "admin bulk: publish": Row(bulk_publish, version=True),
     "admin bulk: submit for review": Row(bulk_submit, page=False, purge=False),
     "admin bulk: withdraw": Row(bulk_withdraw),
@@ -938,6 +958,8 @@ ENTRY_POINTS = {
     "catalogue_document_revoke_preview_link": "admin: revoke a preview link",
     "catalogue_document_review": "admin: review and publish",
     "catalogue_document_version": "admin: revert to a version",
+    "catalogue_document_conversation": "admin: send a draft back",
+    "catalogue_decisionrecord_conversation": "admin: comment on a decision record",
     "catalogue_document_import": "admin job: CSV import",
     "catalogue_document_process_import": "admin job: CSV import",
     "catalogue_topic_import": "admin job: topics CSV import",

@@ -21,9 +21,10 @@ from taggit.models import Tag
 import actions.corrections
 import actions.documents
 import actions.previews
+import actions.review
 import actions.schedules
 from api.models import ApiToken
-from catalogue.models import Document, Preface, Topic
+from catalogue.models import Document, Preface, ReviewComment, ReviewThread, Topic
 from catalogue.references import write_references
 from editorial.admin.csv_import import IMPORT_JOB
 from editorial.admin.folder_import import FOLDER_JOB
@@ -67,6 +68,7 @@ admin:catalogue_document_schedule             403 403 200 200
 admin:catalogue_document_cancel_schedule      405 405 405 405
 admin:catalogue_document_make_preview_link    405 405 405 405
 admin:catalogue_document_revoke_preview_link  405 405 405 405
+admin:catalogue_document_conversation         405 405 405 405
 admin:catalogue_document_import               403 403 200 200
 admin:catalogue_document_process_import       405 405 405 405
 admin:catalogue_document_import_job           403 403 200 200
@@ -76,6 +78,7 @@ admin:catalogue_decisionrecord_change         403 200 200 200
 admin:catalogue_decisionrecord_history        403 200 200 200
 admin:catalogue_decisionrecord_auditlog       403 200 200 200
 admin:catalogue_decisionrecord_delete         403 403 403 200
+admin:catalogue_decisionrecord_conversation   405 405 405 405
 admin:catalogue_decisionrecord_import_folder  403 403 200 200
 admin:catalogue_decisionrecord_import_folder_job 403 403 200 200
 admin:catalogue_registry_changelist           403 200 200 200
@@ -178,6 +181,7 @@ admin:jobs_job_history                        302 302 200 200
 admin:jobs_job_delete                         403 403 403 403
 admin:backups                                 403 403 403 200
 admin:statistics                              403 200 200 200
+admin:review_mail                             403 200 200 200
 admin:backup_job                              403 403 403 200
 admin:backup_download                         403 403 403 200
 admin:api_apitoken_changelist                 200 200 200 200
@@ -604,3 +608,91 @@ def test_schedules_and_preview_links_are_for_the_roles_the_table_says(
     assert (waiting.state == "cancelled") == allowed
     assert record.preview_links.count() == (2 if allowed else 1)
     assert (link.revoked_at is not None) == allowed
+
+
+# Who may take each step of a review, by the button of its form: editors
+# comment on documents and resubmit them; publishers also send back, assign
+# and claim. Editors only read decision records, so only publishers review
+# them.
+PUBLISHERS = ("publisher", "superuser")
+EDITORS = ("editor", *PUBLISHERS)
+REVIEW_STEPS = {
+    "document": {
+        "_comment": EDITORS,
+        "_resubmit": EDITORS,
+        "_send_back": PUBLISHERS,
+        "_assign": PUBLISHERS,
+        "_claim": PUBLISHERS,
+    },
+    "decision": dict.fromkeys(
+        ["_comment", "_resubmit", "_send_back", "_assign", "_claim"], PUBLISHERS
+    ),
+}
+
+
+def review_subject(kind):
+    """A document in review, or a draft decision record."""
+    if kind == "document":
+        return DocumentFactory(number=12, status=Document.Status.IN_REVIEW)
+    return DecisionRecordFactory(number=61, draft=True)
+
+
+def review_took(subject, button, user, reviewer):
+    """Whether the step of ``button`` was taken on ``subject``'s review."""
+    owner = "document" if isinstance(subject, Document) else "decision"
+    thread = ReviewThread.objects.live().filter(**{owner: subject}).first()
+    if button == "_comment":
+        return ReviewComment.objects.filter(kind=ReviewComment.Kind.COMMENT).exists()
+    if button == "_resubmit":
+        return thread.state == ReviewThread.State.OPEN
+    if button == "_send_back":
+        return thread is not None and thread.changes_requested
+    if button == "_assign":
+        return thread is not None and thread.assignee == reviewer
+    return thread is not None and thread.assignee == user
+
+
+@pytest.mark.parametrize("kind", REVIEW_STEPS)
+@pytest.mark.parametrize("button", REVIEW_STEPS["document"])
+@pytest.mark.parametrize("role", ROLES)
+def test_review_steps_are_for_the_roles_the_table_says(
+    client, people, role, button, kind
+):
+    subject = review_subject(kind)
+    reviewer = UserFactory(publisher=True, username="ada")
+    if button == "_resubmit":
+        actions.review.send_back(
+            subject=subject, user=people["superuser"], body="Again."
+        )
+    client.force_login(people[role])
+    model = subject._meta.model_name
+
+    response = client.post(
+        reverse(f"admin:catalogue_{model}_conversation", args=[subject.pk]),
+        {button: "x", "body": "A note.", "assignee": reviewer.pk},
+    )
+
+    allowed = role in REVIEW_STEPS[kind][button]
+    assert response.status_code == (302 if allowed else 403)
+    assert review_took(subject, button, people[role], reviewer) == allowed
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_is_offered_the_review_forms_the_table_says(
+    client, people, record, role
+):
+    """LIT-004's pending revision, on its review page: each role sees the
+    buttons of the steps it may take (no resubmission: nothing was sent back)."""
+    client.force_login(people[role])
+
+    response = client.get(reverse("admin:catalogue_document_review", args=[record.pk]))
+
+    if role == "staff":
+        assert response.status_code == 403
+        return
+    offered = set(re.findall(r'name="(_[a-z_]+)"', response.content.decode()))
+    assert offered & set(REVIEW_STEPS["document"]) == {
+        button
+        for button, roles in REVIEW_STEPS["document"].items()
+        if role in roles and button != "_resubmit"
+    }

@@ -25,6 +25,7 @@ from django.utils import timezone
 import actions.decisions
 import actions.documents
 import actions.previews
+import actions.review
 import actions.schedules
 import api.urls
 from catalogue.models import Preface, Registry
@@ -236,6 +237,25 @@ def add_unpublished_state(publisher, editor, documents):
         at=timezone.now() + datetime.timedelta(days=1),
         user=publisher,
     )
+    # The review conversation: comments on a draft in review, a pending
+    # revision and a decision record's, one sent back, one assigned.
+    for subject, field, user in [
+        (in_review, "summary", editor),
+        (documents[0], "title", editor),
+        (published, "body", publisher),
+        (successor, "", publisher),
+    ]:
+        actions.review.comment(
+            subject=subject, user=user, body=f"{REVIEW_MARKER} on LIT-004.", field=field
+        )
+    actions.review.send_back(
+        subject=in_review, user=publisher, body=f"{REVIEW_MARKER}: again."
+    )
+    actions.review.assign(subject=documents[0], user=publisher, assignee=publisher)
+
+
+# In every comment of a review: found on no public page, feed or answer.
+REVIEW_MARKER = "Reviewer-note-7f3a"
 
 
 def test_unpublished_state_changes_no_public_page(
@@ -270,6 +290,10 @@ def test_unpublished_state_changes_no_public_page(
     assert bodies(rendered) == bodies(before)
     # No public page, feed, API or OAI answer leads to a preview link.
     assert [path for path in rendered if path.startswith("/preview/")] == []
+    marker = REVIEW_MARKER.encode()
+    assert [
+        path for path, (_, body) in bodies(rendered).items() if marker in body
+    ] == []
 
 
 @pytest.mark.parametrize(
