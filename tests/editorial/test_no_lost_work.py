@@ -116,27 +116,40 @@ def test_a_bulk_refile_between_open_and_save_is_not_overwritten(two_editors):
     assert (document.topic, document.title) == (topic, "Bob’s title")
 
 
-def test_a_bulk_action_is_all_or_nothing_and_audited():
+def test_a_bulk_action_asks_first_then_acts_on_what_its_check_allows_audited():
     publisher = signed_in(UserFactory(publisher=True))
     drafts = DocumentFactory.create_batch(2, draft=True)
     active = DocumentFactory(published=True)
     changelist = reverse("admin:catalogue_document_changelist")
+    selection = {
+        "action": "submit_for_review_action",
+        "_selected_action": [d.pk for d in [*drafts, active]],
+    }
 
-    refused = publisher.post(
-        changelist,
-        {
-            "action": "submit_for_review_action",
-            "_selected_action": [d.pk for d in [*drafts, active]],
-        },
-        follow=True,
+    asked = publisher.post(changelist, selection)
+
+    assert f"{active.identifier} is active and will be left alone" in (
+        asked.content.decode()
     )
-
-    assert "Nothing was changed" in refused.content.decode()
-    assert active.identifier in refused.content.decode()
     assert set(Document.objects.values_list("status", flat=True)) == {
         "draft",
         "active",
     }
+
+    publisher.post(changelist, {**selection, "post": "yes"})
+
+    assert {d.pk: d.status for d in Document.objects.all()} == {
+        drafts[0].pk: "in_review",
+        drafts[1].pk: "in_review",
+        active.pk: "active",
+    }
+    submitted = LogEntry.objects.get_for_object(drafts[1]).latest("timestamp")
+    assert submitted.changes_dict["status"] == ["draft", "in_review"]
+    assert (
+        not LogEntry.objects.get_for_object(active)
+        .filter(timestamp__gt=submitted.timestamp)
+        .exists()
+    )
 
     publisher.post(
         changelist,
