@@ -971,14 +971,17 @@ def _states_status(paragraphs):
 
 
 # A template's words where the status goes: its guidance quoted ("> A
-# decision may be…"), a comment, or the statuses to choose from
-# ("{Proposed|Accepted}", "Proposed | Accepted | Rejected").
-PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}|[^|]+(?:\|[^|]+)+")
+# decision may be…"), a comment, a placeholder in braces ("{proposed |
+# accepted | …}"), or the statuses to choose from ("Proposed | Accepted").
+PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}")
 
 
 def _is_guidance(paragraph):
     written = " ".join(text for text, _ in paragraph).strip()
     if PLACEHOLDER_RE.fullmatch(written):
+        return True
+    choices = [choice for choice in written.split("|") if read_status(choice)[0]]
+    if len(choices) > 1:
         return True
     # "> Accepted" is a status, quoted.
     return written.startswith((">", "<!--")) and not read_status(written)[0]
