@@ -510,14 +510,21 @@ def _read_date(parsed, front, reader):
         parsed.decided_on = parsed.dated
 
 
+def _disagree(front, paragraph):
+    """Whether the body's status ``paragraph`` says otherwise than the front
+    matter's."""
+    front_text, body_text = front[0][0][0], paragraph[0][0]
+    front_word = place_status(front_text)[0] or front_text.strip()
+    body_word = place_status(body_text)[0] or body_text.strip()
+    return front_word.lower() != body_word.lower()
+
+
 def _note_disagreement(parsed, what, front_said, body_said):
     if not front_said or not body_said:
         return
     front_text = front_said[0][0][0]
     body_text = body_said[0][0][0]
-    front_word = place_status(front_text)[0] or front_text.strip()
-    body_word = place_status(body_text)[0] or body_text.strip()
-    if front_word.lower() != body_word.lower():
+    if _disagree(front_said, body_said[0]):
         parsed.note(
             front_said[0][0][1],
             f"the front matter's {what} {front_text!r} is taken; the body "
@@ -931,7 +938,10 @@ def _read_status(parsed, front, body):
             implied = implied or superseded
             if restated and index == 0:
                 # The body's own status, where the front matter states one,
-                # is a disagreement noted, not history.
+                # is a disagreement noted; its words, where they say
+                # otherwise, are kept as history.
+                if _disagree(front, paragraph):
+                    history.append("\n".join(text for text, _ in paragraph))
                 continue
             if chosen is None:
                 chosen = words
@@ -1225,7 +1235,7 @@ def _read_images(parsed, root):
 SECTION_HEADING_RE = re.compile(
     r"[*_]{0,2}(?:status|context|decision|consequences|summary|background|problem"
     r"|overview|introduction|motivation|proposal|considered options|date|abstract"
-    r"|contexte|conséquences)\b",
+    r"|contexte|conséquences|change\s?log)\b",
     re.I,
 )
 # A file named without a number is a decision when it reads as one: a

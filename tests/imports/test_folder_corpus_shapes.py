@@ -356,6 +356,18 @@ Four levels.
 * Status: accepted
 * Date: 2020-Nov-09
 """,
+    # No title line: the changelog is a section, not the title.
+    "adr-007-untitled.md": """---
+id: 7
+---
+## Changelog
+
+- July 30, 2021: first draft
+
+## Context
+
+Nobody wrote a title.
+""",
 }
 
 
@@ -369,7 +381,9 @@ def test_dates_in_changelogs_and_other_lines_are_read(tmp_path):
         4: datetime.date(2022, 3, 30),
         5: datetime.date(2025, 3, 20),
         6: datetime.date(2020, 11, 9),
+        7: datetime.date(2021, 7, 30),
     }
+    assert record(7).body.startswith("## Changelog\n\n- July 30, 2021: first draft")
     # The changelog stays in the body, as written.
     assert record(2).body.startswith(
         "## Changelog\n\n23-06-2018: Some minor fixes from review\n"
@@ -491,3 +505,34 @@ def test_dates_written_year_first_or_with_a_months_word_are_read(written, order,
 )
 def test_a_date_opening_an_entry_is_read(entry, day):
     assert written_dates.leading_date(entry)[0] == day
+
+
+def test_a_body_status_the_front_matter_overrules_is_kept_as_history(tmp_path):
+    folder = write_folder(
+        tmp_path / "adr",
+        {
+            "0001-queues.md": """---
+status: accepted
+---
+
+# Queues per tenant
+
+## Status
+
+Proposed, pending the load test.
+
+## Context
+
+Noisy neighbours.
+"""
+        },
+    )
+
+    report = run(folder, "--log", "Queues")
+
+    decision = record(1)
+    assert (decision.status, decision.status_history) == (
+        "accepted",
+        "Proposed, pending the load test.",
+    )
+    assert "the front matter's status 'accepted' is taken" in report
