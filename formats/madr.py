@@ -510,6 +510,16 @@ def _read_date(parsed, front, reader):
         parsed.decided_on = parsed.dated
 
 
+def _other_words(front, paragraph):
+    """Whether the body's status ``paragraph`` is written in other words
+    than the front matter's status, emphasis and symbols aside."""
+    said = [
+        status_words(" ".join(text for text, _ in written)).strip(" .").casefold()
+        for written in (front[0], paragraph)
+    ]
+    return said[0] != said[1]
+
+
 def _disagree(front, paragraph):
     """Whether the body's status ``paragraph`` says otherwise than the front
     matter's."""
@@ -938,9 +948,9 @@ def _read_status(parsed, front, body):
             implied = implied or superseded
             if restated and index == 0:
                 # The body's own status, where the front matter states one,
-                # is a disagreement noted; its words, where they say
-                # otherwise, are kept as history.
-                if _disagree(front, paragraph):
+                # is a disagreement noted; its words, where they are others
+                # ("Approved" under "accepted"), are kept as history.
+                if _other_words(front, paragraph):
                     history.append("\n".join(text for text, _ in paragraph))
                 continue
             if chosen is None:

@@ -524,7 +524,16 @@ Proposed, pending the load test.
 ## Context
 
 Noisy neighbours.
-"""
+""",
+            # Both say accepted, in other words: the body's are kept too.
+            "0002-shards.md": """---
+status: accepted
+---
+
+# Shards per region
+
+Status: Approved
+""",
         },
     )
 
@@ -535,4 +544,5 @@ Noisy neighbours.
         "accepted",
         "Proposed, pending the load test.",
     )
+    assert (record(2).status, record(2).status_history) == ("accepted", "Approved")
     assert "the front matter's status 'accepted' is taken" in report
