@@ -116,7 +116,10 @@ DATE_KEYS = {
 # "_Created: …_", "Date 09/04/2018" (a date after the key needs no colon).
 META_RE = re.compile(
     r"\s*(?:[*-]\s+)?[*_]{0,2}(?P<key>status|statut|"
-    + "|".join(sorted(DATE_KEYS, key=len, reverse=True))
+    # "Last updated", "last-updated", "last_updated".
+    + "|".join(
+        key.replace(" ", r"[-_ ]") for key in sorted(DATE_KEYS, key=len, reverse=True)
+    )
     + r")[*_]{0,2}(?:\s*:|\s+(?=\d))[*_]{0,2}(?P<value>.*)",
     re.I,
 )
@@ -824,7 +827,7 @@ class _Reader:
         """Take a date line whose date is read whole; a date with more words
         after it is taken and the line kept; an unreadable one is kept."""
         value = found["value"].strip()
-        key = " ".join(found["key"].lower().split())
+        key = " ".join(re.split(r"[-_\s]+", found["key"].lower()))
         date, rest = written_dates.leading_date(value, self.date_order)
         if date is None:
             if written_dates.is_ambiguous(value):

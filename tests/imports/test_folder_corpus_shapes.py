@@ -356,6 +356,11 @@ Four levels.
 * Status: accepted
 * Date: 2020-Nov-09
 """,
+    # A date key written as front matter writes it, in the body.
+    "adr-008-key.md": """# ADR 008: Keys
+
+last-updated: 2021-02-03
+""",
     # No title line: the changelog is a section, not the title.
     "adr-007-untitled.md": """---
 id: 7
@@ -382,6 +387,7 @@ def test_dates_in_changelogs_and_other_lines_are_read(tmp_path):
         5: datetime.date(2025, 3, 20),
         6: datetime.date(2020, 11, 9),
         7: datetime.date(2021, 7, 30),
+        8: datetime.date(2021, 2, 3),
     }
     assert record(7).body.startswith("## Changelog\n\n- July 30, 2021: first draft")
     # The changelog stays in the body, as written.
