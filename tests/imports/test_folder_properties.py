@@ -453,6 +453,17 @@ def kept(record):
     )
 
 
+def front_says_status(file):
+    """Whether front matter that is not YAML states a status of its own
+    (``status: [accepted``), which is taken over the body's."""
+    return file.front == "garbage" and any(
+        key.strip().lower() == "status" and value.strip()
+        for key, _, value in (
+            line.partition(":") for line in file.front_garbage.split("\n")
+        )
+    )
+
+
 def assert_status_kept(file, record, records, where):
     """The status ``file`` writes is in ``record``: our word as its status,
     the words as written in the status as written or its history, a relation
@@ -479,7 +490,7 @@ def assert_status_kept(file, record, records, where):
         else:
             stated = Q(source=source, target=target)
         assert DecisionRelation.objects.filter(stated, kind=kind).exists(), where
-        if kind == Kind.SUPERSEDES and inverse:
+        if kind == Kind.SUPERSEDES and inverse and not front_says_status(file):
             assert record.status == "superseded", where
         if status.word and status.written not in record.status_history:
             assert record.status == status.word, where
