@@ -14,13 +14,17 @@ database as a log named after the folder, with a prefix of its initials
 - imported: the log's records after the import;
 - status: records with a status of ours; as written: with only the team's
   words (no status of ours); dated: with a decision date;
-- relations: stated in the files, kept between records, and named records
-  not found;
+- relations: stated in the files (a relation both its records state counts
+  twice), resolved (kept between two records, once), and named records not
+  found;
 - notes: what the import reported as read otherwise than written, or left
   out; REFUSED, with the first problems, when the folder was refused.
 
 A folder that fails otherwise is reported with the end of its traceback and
-counted; the run goes on. Not run by CI: the corpus is not in the project.
+counted; the run goes on. The table ends with the totals, and a sentence of
+them. A ``sources.tsv`` beside the folders (a line a folder: its name, a tab,
+where it comes from) names each folder's source in its row. Not run by CI:
+the corpus is not in the project.
 """
 
 import argparse
@@ -41,12 +45,14 @@ COLUMNS = [
     "status",
     "as written",
     "dated",
-    "stated",
-    "kept",
+    "relations stated",
+    "resolved",
     "not found",
     "notes",
 ]
 UNRESOLVED = "is not in the folder or the record"
+# Where each folder of the corpus comes from, if the corpus says.
+SOURCES = "sources.tsv"
 
 
 def prefix_of(name):
@@ -57,16 +63,42 @@ def prefix_of(name):
 
 
 def decision_like(folder):
-    """The Markdown files anywhere under ``folder`` that look like decisions."""
-    from formats.madr import NOT_DECISION_RE, is_template_or_index, read_text
+    """The Markdown files anywhere under ``folder`` that look like decisions:
+    not hidden, not named as an index or a template unless numbered, not
+    shaped as one; a sub-folder's only page (``0001-x/README.md``, or a
+    README.md and an index.md of one text) counts once."""
+    from formats.madr import (
+        INDEX_NAME_RE,
+        NOT_DECISION_RE,
+        is_template_or_index,
+        name_parts,
+        read_text,
+    )
 
-    found = 0
-    for path in folder.rglob("*"):
-        if path.suffix.lower() not in {".md", ".markdown"} or not path.is_file():
+    paths = [
+        path
+        for path in folder.rglob("*")
+        if path.suffix.lower() in {".md", ".markdown"}
+        and path.is_file()
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    ]
+    grouping = {path.parent for path in paths if not INDEX_NAME_RE.fullmatch(path.name)}
+    found, pages = 0, set()
+    for path in paths:
+        name = path.relative_to(folder).as_posix().replace(".markdown", ".md")
+        own_page = path.parent != folder and path.parent not in grouping
+        if INDEX_NAME_RE.fullmatch(path.name) and not own_page:
             continue
-        if NOT_DECISION_RE.fullmatch(path.name.lower().replace(".markdown", ".md")):
+        if (
+            not name_parts(name)
+            and not own_page
+            and NOT_DECISION_RE.fullmatch(path.name.lower().replace(".markdown", ".md"))
+        ):
             continue
         text, problem = read_text(path)
+        if own_page and (path.parent, text) in pages:
+            continue
+        pages.add((path.parent, text))
         found += problem is not None or not is_template_or_index(text)
     return found
 
@@ -123,10 +155,21 @@ def main():
         run(Path(args.corpus), args.problems)
 
 
+def sources_of(corpus):
+    """``{folder: where it comes from}``, from the corpus's ``sources.tsv``
+    (a line a folder: its name, a tab, its source), if it has one."""
+    listed = corpus / SOURCES
+    if not listed.is_file():
+        return {}
+    lines = listed.read_text(encoding="utf-8").splitlines()
+    return dict(line.split("\t", 1) for line in lines if "\t" in line)
+
+
 def run(corpus, shown):
     """Import every folder of ``corpus``; print its row, then the totals."""
     folders = sorted(p for p in corpus.iterdir() if p.is_dir())
     folders = [folder for folder in folders if not folder.name.startswith(".")]
+    sources = sources_of(corpus)
     print(f"| folder | {' | '.join(COLUMNS)} |")
     print(f"|---|{'---:|' * len(COLUMNS)}")
     totals, outcomes = [0] * len(COLUMNS), {"refused": [], "failed": []}
@@ -134,22 +177,39 @@ def run(corpus, shown):
         found = decision_like(folder)
         totals[0] += found
         row, outcome = row_of(folder, found, shown)
+        named = folder.name
+        if folder.name in sources:
+            named += f" ({sources[folder.name]})"
         if outcome:
             outcomes[outcome].append(folder.name)
-            print(f"| {folder.name} | {found} | {row} |", flush=True)
+            print(f"| {named} | {found} | {row} |", flush=True)
             continue
         totals[1:] = [
             total + value for total, value in zip(totals[1:], row[1:], strict=True)
         ]
-        print(f"| {folder.name} | {' | '.join(map(str, row))} |", flush=True)
+        print(f"| {named} | {' | '.join(map(str, row))} |", flush=True)
     imported = len(folders) - sum(map(len, outcomes.values()))
     print(f"| **{imported} imported** | {' | '.join(map(str, totals))} |")
-    said = [f"{len(folders)} folders: {imported} imported"]
+    print(f"\n{said_totals(len(folders), imported, totals, outcomes)}")
+
+
+def said_totals(count, imported, totals, outcomes):
+    """The totals as a sentence."""
+    figures = dict(zip(COLUMNS, totals, strict=True))
+    said = [f"TOTALS: {count} folders: {imported} imported"]
     for outcome, names in outcomes.items():
         said.append(
             f"{len(names)} {outcome}" + (f" ({', '.join(names)})" * bool(names))
         )
-    print(f"\n{', '.join(said)}.")
+    return (
+        f"{', '.join(said)}. Records: {figures['found']} found, "
+        f"{figures['imported']} imported, {figures['status']} with a status "
+        f"(and {figures['as written']} with the team's words only), "
+        f"{figures['dated']} with a date. Relations: "
+        f"{figures['relations stated']} stated, {figures['resolved']} resolved, "
+        f"{figures['not found']} naming a record not found. "
+        f"{figures['notes']} notes."
+    )
 
 
 def row_of(folder, found, shown):

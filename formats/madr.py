@@ -27,6 +27,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import filetype
 import yaml
@@ -59,7 +60,12 @@ DECISION_NAMES = (
 )
 # "# Architecture Decision Record: Module Structure": the words say what every
 # file of the folder is, not its title.
-TITLE_LEAD_RE = re.compile(r"(?:architecture\s+decision\s+record|ADR)\s*:\s+", re.I)
+TITLE_LEAD_RE = re.compile(
+    r"(?:(?:architecture\s+)?decision\s+record|ADR)\s*:\s+", re.I
+)
+# A sub-folder's own page: a decision kept as a folder of its own
+# ("0001-authorization/README.md") is named by its folder.
+INDEX_NAME_RE = re.compile(r"(?:readme|index)\.md", re.I)
 # Files of a decision folder that are not decisions: indexes, templates.
 NOT_DECISION_RE = re.compile(
     r"(readme|index|toc|template|.*[-_]template|adr-template.*|template[-_].*)\.md",
@@ -78,10 +84,17 @@ TEMPLATE_TITLE_RE = re.compile(
 ATX_RE = re.compile(r"(?P<marks>#{1,6})(?:\s+(?P<text>.*?))?(?:\s+#+)?\s*")
 # A number a title opens with: "26. ", "ADR-026: ", "ADR 1 - ", "0023 ",
 # "ADR-023 ".
+# A word of capitals joined to the number is the folder's own kind of
+# record: "TEP-0030: ", "RFC-0001 ".
 TITLE_NUMBER_RE = re.compile(
-    r"(?:ADR[-\s]?)?0*(?P<number>\d{1,10})(?:\.\s*|\s*[:–—-]\s+|\s+)", re.I
+    r"(?P<word>(?i:ADR)[-\s]?|[A-Z]{2,8}-?)?0*(?P<number>\d{1,10})"
+    r"(?:\.\s*|\s*[:–—-]\s+|\s+)"
 )
 SETEXT_RE = re.compile(r"=+\s*")
+# A setext heading's underline: "=" for a first level, "-" for a second.
+UNDERLINE_RE = re.compile(r" {0,3}(?:(?P<first>=+)|-+)[ \t]*")
+LIST_ITEM_RE = re.compile(r"\s{0,3}[*+-]\s+")
+CHANGELOG_RE = re.compile(r"[*_]{0,2}change\s?log[*_]{0,2}:?\s*", re.I)
 FENCE_RE = re.compile(r"\s{0,3}(```|~~~)")
 # The keys of a date line, most telling first: the day a record was
 # decided over the day it was written, over the day it last changed.
@@ -93,6 +106,7 @@ DATE_KEYS = {
     "decided on": 0,
     "created": 1,
     "date created": 1,
+    "creation date": 1,
     "proposed": 1,
     "last updated": 2,
     "updated": 2,
@@ -101,13 +115,20 @@ DATE_KEYS = {
 # A metadata line: "Date: …", "* Status: …", "- **Status:** …",
 # "_Created: …_", "Date 09/04/2018" (a date after the key needs no colon).
 META_RE = re.compile(
-    r"\s*(?:[*-]\s+)?[*_]{0,2}(?P<key>status|"
-    + "|".join(sorted(DATE_KEYS, key=len, reverse=True))
+    r"\s*(?:[*-]\s+)?[*_]{0,2}(?P<key>status|statut|"
+    # "Last updated", "last-updated", "last_updated".
+    + "|".join(
+        key.replace(" ", r"[-_ ]") for key in sorted(DATE_KEYS, key=len, reverse=True)
+    )
     + r")[*_]{0,2}(?:\s*:|\s+(?=\d))[*_]{0,2}(?P<value>.*)",
     re.I,
 )
+# The words a status line or front matter key opens with (and French's).
+STATUS_KEYS = {"status", "statut"}
 # A status heading's text: "Status", "Status:", "**Status**", "Status: Accepted".
-STATUS_HEADING_RE = re.compile(r"[*_]{0,2}status[*_]{0,2}(?:\s*:(?P<value>.*))?", re.I)
+STATUS_HEADING_RE = re.compile(
+    r"[*_]{0,2}statu[st][*_]{0,2}(?:\s*:(?P<value>.*))?", re.I
+)
 # A thematic break, which ends a paragraph and says nothing.
 RULE_RE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 LINK_RE = re.compile(r"\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -121,8 +142,16 @@ Kind = DecisionRelationKind
 # Each relation, (kind, whether this file is the record it points at), by its
 # words: first as we write them, then as teams also spell them.
 RELATION_SPELLINGS = {
-    (Kind.SUPERSEDES, False): ["supersedes", "supercedes", "replaces"],
-    (Kind.SUPERSEDES, True): ["superseded by", "superceded by", "replaced by"],
+    (Kind.SUPERSEDES, False): ["supersedes", "supercedes", "replaces", "remplace"],
+    (Kind.SUPERSEDES, True): [
+        "superseded by",
+        "superceded by",
+        "superceeded by",
+        "superseeded by",
+        "replaced by",
+        "remplacé par",
+        "remplacée par",
+    ],
     (Kind.AMENDS, False): ["amends"],
     (Kind.AMENDS, True): ["amended by"],
     (Kind.CLARIFIES, False): ["clarifies"],
@@ -202,6 +231,38 @@ STATUS_SYNONYMS = {
     "finalized": DecisionStatus.ACCEPTED,
     "ratified": DecisionStatus.ACCEPTED,
     "tentative": DecisionStatus.PROPOSED,
+    # Enhancement proposals' (KEP, TEP, EIP) steps: a design approved to be
+    # built is accepted, one under review or stalled proposed.
+    "implementable": DecisionStatus.ACCEPTED,
+    "implementing": DecisionStatus.ACCEPTED,
+    "living": DecisionStatus.ACCEPTED,
+    "provisional": DecisionStatus.PROPOSED,
+    "review": DecisionStatus.PROPOSED,
+    "stagnant": DecisionStatus.PROPOSED,
+    "superceeded": DecisionStatus.SUPERSEDED,
+    "superseeded": DecisionStatus.SUPERSEDED,
+    # French, as MADR's French templates write them.
+    "proposé": DecisionStatus.PROPOSED,
+    "proposée": DecisionStatus.PROPOSED,
+    "brouillon": DecisionStatus.PROPOSED,
+    "en attente": DecisionStatus.PROPOSED,
+    "accepté": DecisionStatus.ACCEPTED,
+    "acceptée": DecisionStatus.ACCEPTED,
+    "approuvé": DecisionStatus.ACCEPTED,
+    "approuvée": DecisionStatus.ACCEPTED,
+    "validé": DecisionStatus.ACCEPTED,
+    "validée": DecisionStatus.ACCEPTED,
+    "adopté": DecisionStatus.ACCEPTED,
+    "adoptée": DecisionStatus.ACCEPTED,
+    "rejeté": DecisionStatus.REJECTED,
+    "rejetée": DecisionStatus.REJECTED,
+    "refusé": DecisionStatus.REJECTED,
+    "refusée": DecisionStatus.REJECTED,
+    "obsolète": DecisionStatus.DEPRECATED,
+    "déprécié": DecisionStatus.DEPRECATED,
+    "dépréciée": DecisionStatus.DEPRECATED,
+    "remplacé": DecisionStatus.SUPERSEDED,
+    "remplacée": DecisionStatus.SUPERSEDED,
 }
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 SVG_RE = re.compile(r"<svg[\s>]")
@@ -264,10 +325,34 @@ class ParsedDecision:
         }
 
 
+def decision_name(name):
+    """The name a decision file goes by: the last part of its path, or, for
+    a sub-folder's own page (``0001-authorization/README.md``), its folder's
+    name (``0001-authorization.md``)."""
+    parts = name.rstrip("/").split("/")
+    if (
+        len(parts) > 1
+        and INDEX_NAME_RE.fullmatch(parts[-1])
+        and parts[-2]
+        not in {
+            "",
+            ".",
+            "..",
+        }
+    ):
+        return f"{parts[-2]}.md"
+    return parts[-1]
+
+
+# The lengths of a name's digits that are a day, maybe with its time:
+# 20200925 (log4brains), 202406031626, 20240603162604.
+STAMP_FORMATS = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
+
+
 def name_parts(name):
     """``{"number": n}`` or ``{"dated": date}`` from a decision file's name
-    (the last part of a path), or None for a name that gives neither."""
-    name = name.rsplit("/", 1)[-1]
+    (``decision_name`` of a path), or None for a name that gives neither."""
+    name = decision_name(name)
     dated = DATED_NAME_RE.fullmatch(name)
     if dated is not None:
         try:
@@ -278,11 +363,13 @@ def name_parts(name):
     if match is None:
         return None
     digits = match["number"]
-    if len(digits) == 8:
+    if len(digits) in STAMP_FORMATS:
         try:
-            return {"dated": datetime.datetime.strptime(digits, "%Y%m%d").date()}
+            stamp = datetime.datetime.strptime(digits, STAMP_FORMATS[len(digits)])
         except ValueError:
             pass
+        else:
+            return {"dated": stamp.date()}
     if len(digits) > 10 or int(digits) > MAX_NUMBER:
         return None
     return {"number": int(digits)}
@@ -308,14 +395,33 @@ def parse_decision(name, text, *, date_order=None):
     parsed = ParsedDecision(name=name, **(name_parts(name) or {}))
     lines = text.split("\n")
     front, start = _front_matter(parsed, lines)
-    reader = _Reader(parsed, lines, start, date_order)
+    titled = any(
+        str(key).lower() == "title" and _text(value).strip()
+        for key, value in front.items()
+    )
+    before = (list(parsed.notes), parsed.number, parsed.title)
+    reader = _Reader(parsed, lines, start, date_order, titled=titled)
     reader.read()
+    stated = any(
+        str(key).lower() in STATUS_KEYS and _text(value).strip()
+        for key, value in front.items()
+    )
+    if stated and reader.status_section and not _states_status(reader.statuses):
+        # Beside the front matter's status, a "## Status" section stating
+        # none ("The status of a run lists…") is a section of the body.
+        parsed.notes, parsed.number, parsed.title = list(before[0]), *before[1:]
+        reader = _Reader(
+            parsed, lines, start, date_order, titled=titled, sections=False
+        )
+        reader.read()
     _read_front_title(parsed, front, reader)
     if not parsed.title:
         _title_from_name(parsed, reader)
-    written = _pop(front, "status")
+    key = next((key for key in front if str(key).lower() in STATUS_KEYS), "status")
+    written = _pop(front, str(key).lower())
     said = _text(written).strip()
-    front_status = [[(said, reader.front_lines["status"])]] if said else []
+    line = reader.front_lines.get(str(key).lower(), 1)
+    front_status = [[(said, line)]] if said else []
     history = _pop(front, "status-history")
     _read_status(parsed, front_status, reader.statuses)
     if history is not None and _text(history).strip():
@@ -335,7 +441,7 @@ def parse_decision(name, text, *, date_order=None):
 def _title_from_name(parsed, reader):
     """A file with no title line is titled by its name's words (0003-use-redis.md
     is "Use redis"), else by its first line."""
-    stem = parsed.name.rsplit("/", 1)[-1][: -len(".md")]
+    stem = decision_name(parsed.name)[: -len(".md")]
     words = re.sub(
         r"^\d{4}-\d{2}-\d{2}|^(?:[a-z]{1,8}[-_ ]?)?\d+", "", stem, flags=re.I
     )
@@ -353,6 +459,14 @@ def _read_front_title(parsed, front, reader):
     if written is None or not _text(written).strip():
         return
     title = " ".join(_text(written).split())
+    lead = TITLE_LEAD_RE.match(title)
+    if lead and title[lead.end() :].strip():
+        # "ADR: Naming": what every file of the folder is, not its title.
+        title = title[lead.end() :].strip()
+    number = TITLE_NUMBER_RE.match(title)
+    if number and int(number["number"]) == parsed.number and title[number.end() :]:
+        # "ADR031 - SSL only": the file's own number.
+        title = title[number.end() :].strip()
     if reader.title_line is not None and parsed.title != title:
         parsed.note(
             reader.front_lines.get("title", 1),
@@ -399,14 +513,31 @@ def _read_date(parsed, front, reader):
         parsed.decided_on = parsed.dated
 
 
+def _other_words(front, paragraph):
+    """Whether the body's status ``paragraph`` is written in other words
+    than the front matter's status, emphasis and symbols aside."""
+    said = [
+        status_words(" ".join(text for text, _ in written)).strip(" .").casefold()
+        for written in (front[0], paragraph)
+    ]
+    return said[0] != said[1]
+
+
+def _disagree(front, paragraph):
+    """Whether the body's status ``paragraph`` says otherwise than the front
+    matter's."""
+    front_text, body_text = front[0][0][0], paragraph[0][0]
+    front_word = place_status(front_text)[0] or front_text.strip()
+    body_word = place_status(body_text)[0] or body_text.strip()
+    return front_word.lower() != body_word.lower()
+
+
 def _note_disagreement(parsed, what, front_said, body_said):
     if not front_said or not body_said:
         return
     front_text = front_said[0][0][0]
     body_text = body_said[0][0][0]
-    front_word = place_status(front_text)[0] or front_text.strip()
-    body_word = place_status(body_text)[0] or body_text.strip()
-    if front_word.lower() != body_word.lower():
+    if _disagree(front_said, body_said[0]):
         parsed.note(
             front_said[0][0][1],
             f"the front matter's {what} {front_text!r} is taken; the body "
@@ -485,8 +616,18 @@ class _Reader:
     the first heading, a ``## Status`` section (its paragraphs: the status,
     then its history), and the body (the rest)."""
 
-    def __init__(self, parsed, lines, start, date_order=None):
+    def __init__(
+        self, parsed, lines, start, date_order=None, *, titled=False, sections=True
+    ):
         self.parsed = parsed
+        # Whether the front matter titles the record: then only a "# Title"
+        # line is a title, a lower heading the body's.
+        self.titled = titled
+        # Whether a "## Status" heading opens a status section (not where
+        # the front matter states the status and the section says none).
+        self.sections = sections
+        # The dates a "## Changelog" section's entries open with.
+        self.changelog = []
         self.lines = lines
         self.start = start
         self.date_order = date_order
@@ -516,6 +657,7 @@ class _Reader:
 
     def read(self):
         fenced, section, before_heading = False, None, True
+        changelog = False
         lines = self.lines
         index = self.start
         while index < len(lines):
@@ -532,15 +674,30 @@ class _Reader:
                     index += 0 if heading else 1
                     self.removed = True
                     continue
+            underline = not fenced and _setext(line, lines, index)
+            if underline == 2 and section is not None and read_status(line)[0]:
+                # "Accepted" over "---" in a status section: a status, then
+                # a rule, as its team meant it.
+                underline = 0
+            if underline:
+                # "Status" over a line of "-": a heading, as CommonMark reads it.
+                heading = {"marks": "#" * underline, "text": line.strip()}
             if heading:
                 before_heading = False
                 section = None
+                changelog = bool(CHANGELOG_RE.fullmatch(heading["text"] or ""))
                 if self._status_heading(heading, number):
                     section = len(heading["marks"])
+                    index += bool(underline)
+                    continue
+                if self._heading_date(heading, number):
+                    self.removed = True
                     continue
             if section is not None:
                 self._status_line(line, number)
                 continue
+            if changelog and not fenced:
+                self._changelog_entry(line)
             if before_heading and not fenced and self._metadata(line, number):
                 self.removed = True
                 continue
@@ -549,12 +706,31 @@ class _Reader:
                 continue
             self._keep(lines[index - 1])
         self.statuses = [paragraph for paragraph in self.statuses if paragraph]
+        if self.changelog:
+            # The first entry of a changelog is the day the record was written.
+            self.add_date(DATE_KEYS["created"], min(self.changelog))
+
+    def _changelog_entry(self, line):
+        """A changelog's entry ("- 2022-03-03: Initial draft", "23-06-2018:
+        Some fixes") opens with a date; the entry stays in the body."""
+        entry = LIST_ITEM_RE.match(line)
+        start = entry.end() if entry else 0
+        date, _ = written_dates.leading_date(line[start:], self.date_order)
+        if date is not None:
+            self.changelog.append(date)
+
+    def _heading_date(self, heading, number):
+        """A heading that is a date line ("## Date: 2025-03-20")."""
+        found = META_RE.fullmatch(heading["text"] or "")
+        if found is None or found["key"].lower() in STATUS_KEYS:
+            return False
+        return self._date_line(found, number)
 
     def _status_heading(self, heading, number):
         """Open a status section at ``## Status`` (any level below the
         title's), its value the status when the heading states one."""
         found = STATUS_HEADING_RE.fullmatch((heading["text"] or "").strip())
-        if found is None:
+        if found is None or not self.sections:
             return False
         self.status_section = self.removed = True
         value = (found["value"] or "").strip(" *_")
@@ -569,7 +745,7 @@ class _Reader:
                 self.statuses.append([])
             return
         found = META_RE.fullmatch(line)
-        if found is not None and found["key"].lower() != "status":
+        if found is not None and found["key"].lower() not in STATUS_KEYS:
             # "Proposed 2020-01-01" in a status section is a status.
             colon = line[found.end("key") :].lstrip("*_ \t").startswith(":")
             if (colon or found["key"].lower() == "date") and self._date_line(
@@ -593,8 +769,10 @@ class _Reader:
             if len(heading["marks"]) == 1:
                 return heading["text"]
             # A file opening with a lower heading ("### Use ADRs") is titled
-            # by it, unless it names a section of a record.
+            # by it, unless it names a section of a record or the front
+            # matter titles it.
             at_top = not self.statuses and not any(kept.strip() for kept in self.kept)
+            at_top = at_top and not self.titled
             if at_top and not SECTION_HEADING_RE.match(heading["text"]):
                 return heading["text"]
             return None
@@ -617,7 +795,9 @@ class _Reader:
             return title
         number = int(match["number"])
         unnamed = self.parsed.number is None and self.parsed.dated is None
-        if unnamed and number <= MAX_NUMBER and match[0].strip():
+        # Only "ADR 12: " or a bare "12. " numbers a file named without one.
+        word = (match["word"] or "adr").lower().startswith("adr")
+        if unnamed and word and number <= MAX_NUMBER and match[0].strip():
             self.parsed.number = number
         if self.parsed.number == number:
             return title[match.end() :].strip()
@@ -628,7 +808,7 @@ class _Reader:
         found = META_RE.fullmatch(line)
         if found is None:
             return False
-        if found["key"].lower() == "status":
+        if found["key"].lower() in STATUS_KEYS:
             value = found["value"].strip(" *_")
             if not value:
                 return False
@@ -647,7 +827,7 @@ class _Reader:
         """Take a date line whose date is read whole; a date with more words
         after it is taken and the line kept; an unreadable one is kept."""
         value = found["value"].strip()
-        key = " ".join(found["key"].lower().split())
+        key = " ".join(re.split(r"[-_\s]+", found["key"].lower()))
         date, rest = written_dates.leading_date(value, self.date_order)
         if date is None:
             if written_dates.is_ambiguous(value):
@@ -687,6 +867,29 @@ class _Reader:
         while kept and not kept[-1].strip():
             kept.pop()
         return "\n".join(kept) + "\n" if kept else ""
+
+
+def _setext(line, lines, index):
+    """The level of the setext heading ``line`` is (its next line, at
+    ``index``, a line of "=" or "-" under text), or 0."""
+    indent = len(line) - len(line.lstrip(" "))
+    if index >= len(lines) or not line.strip() or indent > 3:
+        return 0
+    if (
+        LIST_ITEM_RE.match(line)
+        or RULE_RE.fullmatch(line)
+        or line.lstrip()[:1]
+        in {
+            ">",
+            "|",
+            "#",
+        }
+    ):
+        return 0
+    found = UNDERLINE_RE.fullmatch(lines[index].rstrip("\r"))
+    if found is None:
+        return 0
+    return 1 if found["first"] else 2
 
 
 def _text(value):
@@ -740,11 +943,18 @@ def _read_status(parsed, front, body):
     for source in (front, body):
         restated = bool(front) and source is body
         for index, paragraph in enumerate(source):
+            if chosen is None and _is_guidance(paragraph):
+                # Kept as written in the history; the status is what follows.
+                history.append("\n".join(text for text, _ in paragraph))
+                continue
             words, superseded = _paragraph_words(parsed, paragraph)
             implied = implied or superseded
             if restated and index == 0:
                 # The body's own status, where the front matter states one,
-                # is a disagreement noted, not history.
+                # is a disagreement noted; its words, where they are others
+                # ("Approved" under "accepted"), are kept as history.
+                if _other_words(front, paragraph):
+                    history.append("\n".join(text for text, _ in paragraph))
                 continue
             if chosen is None:
                 chosen = words
@@ -772,6 +982,32 @@ def _read_status(parsed, front, body):
     elif not exact and not place_status(unlinked(written))[1]:
         parsed.note(line, f"status {written[:200]!r} read as {parsed.status}")
     _status_pointers(parsed, written, line)
+
+
+def _states_status(paragraphs):
+    """Whether the first of a body's status paragraphs states a status or a
+    relation."""
+    if not paragraphs:
+        return False
+    written = " ".join(text for text, _ in paragraphs[0])
+    return bool(read_status(written)[0] or RELATION_RE.match(status_words(written)))
+
+
+# A template's words where the status goes: its guidance quoted ("> A
+# decision may be…"), a comment, a placeholder in braces ("{proposed |
+# accepted | …}"), or the statuses to choose from ("Proposed | Accepted").
+PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}")
+
+
+def _is_guidance(paragraph):
+    written = " ".join(text for text, _ in paragraph).strip()
+    if PLACEHOLDER_RE.fullmatch(written):
+        return True
+    choices = [choice for choice in written.split("|") if read_status(choice)[0]]
+    if len(choices) > 1:
+        return True
+    # "> Accepted" is a status, quoted.
+    return written.startswith((">", "<!--")) and not read_status(written)[0]
 
 
 def _paragraph_words(parsed, paragraph):
@@ -890,7 +1126,8 @@ def references(text):
     for match in LINK_RE.finditer(text):
         name, _ = linked_file(match["href"])
         if name is not None:
-            found.append(name)
+            path = unquote(urlsplit(match["href"]).path)
+            found.append(decision_name(posixpath.normpath(path)))
     for match in FILE_NAME_RE.finditer(LINK_RE.sub("", text)):
         found.append(match["name"])
     if not found:
@@ -1010,14 +1247,18 @@ def _read_images(parsed, root):
 # The headings of a record's sections, which title no record.
 SECTION_HEADING_RE = re.compile(
     r"[*_]{0,2}(?:status|context|decision|consequences|summary|background|problem"
-    r"|overview|introduction|motivation|proposal|considered options|date)\b",
+    r"|overview|introduction|motivation|proposal|considered options|date|abstract"
+    r"|contexte|conséquences|change\s?log)\b",
     re.I,
 )
 # A file named without a number is a decision when it reads as one: a
-# status, or a section a decision record has.
+# status, or a section a decision record has (in English or French).
 DECISION_SHAPE_RE = re.compile(
-    r"^(?:[*-]\s+)?[*_]{0,2}status[*_]{0,2}\s*:|^#{1,6}\s+[*_]{0,2}(?:status|context"
-    r"|decision|decision outcome|consequences|considered options)\b",
+    r"^(?:[*-]\s+)?[*_]{0,2}statu[st][*_]{0,2}\s*:|^#{1,6}\s+(?:\d{1,3}\.\s+)?[*_]{0,2}"
+    r"(?:statu[st]|context[e]?|decisions?|décision|decision outcome|consequences"
+    r"|conséquences|considered options|options envisagées)(?![\w-])"
+    # A title naming itself one: "# Architecture Decision Record: …", "# ADR 12: …".
+    r"|^#{1,6}\s+(?:(?:architecture\s+)?decision\s+record|ADR)\b",
     re.I | re.M,
 )
 # Folders of a repository that hold no team's records.
@@ -1066,15 +1307,35 @@ def parse_folder(folder, *, skip=(), shown=None):
     folder = Path(folder)
     root = folder.resolve()
     texts, notes = [], []
-    for path, name in _markdown_files(folder, skip, notes):
+    files = _markdown_files(folder, skip, notes)
+    # Sub-folders holding other files than their own page (README.md,
+    # index.md): areas or years of records, whose page is an index.
+    grouping = {
+        posixpath.dirname(name)
+        for _, name in files
+        if not INDEX_NAME_RE.fullmatch(posixpath.basename(name))
+    }
+    seen = {}
+    for path, name in files:
+        base = posixpath.basename(name)
+        own_page = "/" in name and posixpath.dirname(name) not in grouping
+        if INDEX_NAME_RE.fullmatch(base) and not own_page:
+            continue
         numbered = name_parts(name) is not None
-        base = name.rsplit("/", 1)[-1]
-        if numbered and NUMBERED_TEMPLATE_RE.fullmatch(base):
+        if numbered and NUMBERED_TEMPLATE_RE.fullmatch(decision_name(name)):
             notes.append(Problem(0, "left out: a template or an index", file=name))
             continue
-        if not numbered and NOT_DECISION_RE.fullmatch(base):
+        if not numbered and not own_page and NOT_DECISION_RE.fullmatch(base):
             continue
         text, note = read_text(path, name)
+        if own_page and text is not None:
+            # A folder's README.md and index.md holding one text are one page.
+            twin = seen.setdefault((posixpath.dirname(name), text), name)
+            if twin != name:
+                notes.append(
+                    Problem(0, f"left out: the same text as {twin}", file=name)
+                )
+                continue
         if note is not None:
             notes.append(note)
         if text is None:
@@ -1082,7 +1343,7 @@ def parse_folder(folder, *, skip=(), shown=None):
         if is_template_or_index(text):
             notes.append(Problem(0, "left out: a template or an index", file=name))
             continue
-        if not numbered and not DECISION_SHAPE_RE.search(text):
+        if not numbered and not DECISION_SHAPE_RE.search(_unfenced(text)):
             notes.append(
                 Problem(
                     0,
@@ -1094,10 +1355,10 @@ def parse_folder(folder, *, skip=(), shown=None):
             continue
         texts.append((path, name, text))
     order = written_dates.slashed_order(
-        found["value"]
+        said
         for _, _, text in texts
         for line in text.split("\n")
-        if (found := META_RE.fullmatch(line)) is not None
+        if (said := _dated(line))
     )
     decisions, claimed = [], {}
     for _, name, text in texts:
@@ -1127,6 +1388,30 @@ def parse_folder(folder, *, skip=(), shown=None):
             )
         )
     return decisions, problems, notes
+
+
+def _unfenced(text):
+    """``text`` without its fenced code: an example's "status: proposed" in
+    a tool's README says nothing of the file."""
+    kept, fenced = [], False
+    for line in text.split("\n"):
+        if FENCE_RE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _dated(line):
+    """What a line says that may be a date, as evidence of how the folder
+    writes its dates: a date line's value, or a list entry's opening date
+    (a changelog's "- 14.11.2022: Initial draft")."""
+    found = META_RE.fullmatch(line)
+    if found is not None:
+        return found["value"]
+    entry = LIST_ITEM_RE.match(line)
+    opening = written_dates.LEADING_RE.match(line[entry.end() if entry else 0 :])
+    return opening and opening["date"]
 
 
 def _settle(parsed, text):

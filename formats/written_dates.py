@@ -1,7 +1,8 @@
 """Dates as teams write them in their records, read.
 
 ``read_date`` takes ISO dates and date-times (``2024-03-01``,
-``2024-03-01T10:00:00Z``), ``2024/03/01``, day-first and month-first dates
+``2024-03-01T10:00:00Z``), other dates with the year first (``2024/03/01``,
+``2023/2/14``, ``2020-4-15``, ``2020-Nov-09``), day-first and month-first dates
 with slashes, dots or dashes (``01/06/2019``, ``10/04/18``), and dates with
 a month's name (``June 19, 2018``, ``19 June 2018``, ``19th Jun 2018``,
 ``Tuesday, 19 June 2018``). A numeric date whose order its own digits do
@@ -44,10 +45,16 @@ _WEEKDAY = r"(?:[A-Za-z]{3,9},?\s+)?"
 NAMED_RES = [
     # June 19, 2018 / Jun 19 2018
     re.compile(_WEEKDAY + _MONTH + r"\s+" + _DAY + r",?\s+" + _YEAR),
-    # 19 June 2018 / 19th of June, 2018
-    re.compile(_WEEKDAY + _DAY + r"(?:\s+of)?\s+" + _MONTH + r",?\s+" + _YEAR),
+    # 19 June 2018 / 19th of June, 2018 / 20-Aug-2021
+    re.compile(_WEEKDAY + _DAY + r"(?:\s+of)?[-\s]" + _MONTH + r",?[-\s]" + _YEAR),
+    # 2020-Nov-09 / 2020 Nov 09
+    re.compile(_YEAR + r"[-\s]" + _MONTH + r"[-\s]" + _DAY),
 ]
-YEAR_FIRST_RE = re.compile(r"(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<day>\d{1,2})")
+# 2022/11/14, 2023/2/14, 2020-4-15, 2020.04.15: a year first is always
+# followed by its month.
+YEAR_FIRST_RE = re.compile(
+    r"(?P<year>\d{4})(?P<sep>[-/.])(?P<month>\d{1,2})(?P=sep)(?P<day>\d{1,2})"
+)
 # 01/06/2019, 1.6.2019, 01-06-2019, 10/04/18
 NUMERIC_RE = re.compile(
     r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)"
@@ -57,8 +64,8 @@ DAY_FIRST, MONTH_FIRST = "day first", "month first"
 # A date written at the start of a longer text: "2020-01-01 (updated …)".
 LEADING_RE = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[/.]\d{1,2}[/.]\d{1,2})"
-    r"(?=$|[\s,;.)(])"
+    r"(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[-/.]\d{1,2}[-/.]\d{1,2})"
+    r"(?=$|[\s,;:.)(*_])"
 )
 # What may surround a date on its line: emphasis, brackets, a closing dot.
 WRAPPING = " \t*_`()[].,;"

@@ -28,7 +28,13 @@ from catalogue.models import (
     content_digest,
 )
 from formats.folders import OutsideFolder, within
-from formats.madr import RELATION_KEYS, format_decision, name_parts, parse_folder
+from formats.madr import (
+    RELATION_KEYS,
+    decision_name,
+    format_decision,
+    name_parts,
+    parse_folder,
+)
 from formats.problems import ImportRefused, Problem
 from imports import progress
 from imports.topic_page import ImportReport
@@ -536,7 +542,7 @@ def _named(ref, by_name, by_number):
 
 
 def _file_key(name):
-    return name.rsplit("/", 1)[-1].casefold()
+    return decision_name(name).casefold()
 
 
 def _row(decision, relation, other):

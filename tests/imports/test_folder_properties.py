@@ -1,8 +1,9 @@
 """Decision folders in shapes nobody showed us, generated (hypothesis).
 
-Each example is a folder of one to six files, named as teams name them or
-anyhow, with titles, statuses, dates and front matter written in the ways
-teams write them and in ways nobody does. Whatever the folder, the import
+Each example is a folder of one to six files, named as teams name them
+(numbered, dated, timestamped, a folder's README.md) or anyhow, with
+titles, statuses, dates and front matter written in the ways teams write
+them and in ways nobody does. Whatever the folder, the import
 takes every file and loses nothing a file says: its paragraphs are in the
 record's body byte for byte, its title's words in the title or the body, its
 status as written in the status, the status as written or its history, a
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 
 from catalogue.models import DecisionRecord, DecisionRelation
 from formats import safe_yaml, written_dates
-from formats.madr import NOT_DECISION_RE, name_parts, status_words
+from formats.madr import NOT_DECISION_RE, decision_name, name_parts, status_words
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +73,19 @@ PARAGRAPH = st.one_of(
 )
 
 OUR_WORDS = ["accepted", "proposed", "rejected", "deprecated", "superseded"]
-SYNONYMS = ["Approved", "On hold", "Draft", "Declined", "Obsolete", "Implemented"]
+SYNONYMS = [
+    "Approved",
+    "On hold",
+    "Draft",
+    "Declined",
+    "Obsolete",
+    "Implemented",
+    "Implementable",
+    "Living",
+    "Stagnant",
+    "Accepté",
+    "Proposé",
+]
 EMOJI = ["✅", "❌", "⌛️", "🤔", "🚧", "[x]"]
 
 
@@ -186,6 +199,8 @@ NUMBERED_NAMES = [
     "{number:03d}-{slug}.md",
     "{number}-{slug}.md",
     "area/{number:04d}-{slug}.md",
+    # A folder of its own, its page a README.md.
+    "{number:04d}-{slug}/README.md",
 ]
 
 
@@ -194,7 +209,9 @@ def file_names(draw, numbered):
     """``(name, number, words)``: a file's name, the number it states, and
     the words a record with no title line is titled by."""
     slug = draw(LETTERS)
-    shapes = ["numbered"] if numbered else ["numbered", "dated", "log4brains", "text"]
+    shapes = ["numbered"]
+    if not numbered:
+        shapes += ["dated", "log4brains", "timestamp", "text"]
     shape = draw(st.sampled_from(shapes))
     if shape == "numbered":
         number = draw(st.integers(0, 9999))
@@ -205,6 +222,9 @@ def file_names(draw, numbered):
         return f"{draw(DATES).isoformat()}-{slug}.md", None, [slug]
     if shape == "log4brains":
         return f"{draw(DATES):%Y%m%d}-{slug}.md", None, [slug]
+    if shape == "timestamp":
+        stamp = draw(st.datetimes(datetime.datetime(1999, 1, 1)))
+        return f"{stamp:%Y%m%d%H%M%S}-{slug}.md", None, [slug]
     words = draw(st.lists(LETTERS, min_size=1, max_size=3))
     name = f"{' '.join(words)}.md"
     if NOT_DECISION_RE.fullmatch(name) or name_parts(name) is not None:
@@ -305,12 +325,16 @@ def files(draw, names, index):
         places.append("front")
     file.status_place = draw(st.sampled_from(places))
     if file.status_place != "none":
-        basenames = [name.rsplit("/", 1)[-1] for name, _, _ in names]
+        # A link from a file at the top to a folder's page goes into it.
+        basenames = [
+            name if name.endswith("/README.md") else name.rsplit("/", 1)[-1]
+            for name, _, _ in names
+        ]
         file.status = draw(statuses(basenames, index))
         if file.status_place in {"line", "front"}:
             file.status.history = []
         file.rule_after_status = file.front != "unclosed" and draw(st.booleans())
-    date_places = ["none", "line", "bare"]
+    date_places = ["none", "line", "bare", "changelog"]
     if file.front in {"valid", "unclosed"}:
         date_places.append("front")
     file.date_place = draw(st.sampled_from(date_places))
@@ -332,7 +356,7 @@ def folders(draw):
         names.append(draw(file_names(numbered=False)))
     taken, unique = set(), []
     for name, number, words in names:
-        key = name.rsplit("/", 1)[-1].casefold()
+        key = decision_name(name).casefold()
         if key not in taken:
             taken.add(key)
             unique.append((name, number, words))
@@ -383,12 +407,22 @@ def text_of(file):
             section += ["---", ""]
     if file.status_place == "section":
         lines += section
+    if file.date_place == "changelog":
+        lines += ["## Changelog", "", f"- {file.date}: first draft", ""]
     lines += ["## Context", ""]
     for paragraph in file.paragraphs:
         lines += [paragraph, ""]
     if file.status_place == "section last":
         lines += section
     return "\n".join(lines)
+
+
+def read_whole(file):
+    """The date a file states on a date line, in its front matter or as its
+    changelog's entry, where its own digits or words tell it; else None."""
+    if file.date_place not in {"line", "front", "changelog"} or file.empty_heading:
+        return None
+    return written_dates.read_date(file.date)
 
 
 def imported(folder):
@@ -419,6 +453,17 @@ def kept(record):
     )
 
 
+def front_says_status(file):
+    """Whether front matter that is not YAML states a status of its own
+    (``status: [accepted``), which is taken over the body's."""
+    return file.front == "garbage" and any(
+        key.strip().lower() == "status" and value.strip()
+        for key, _, value in (
+            line.partition(":") for line in file.front_garbage.split("\n")
+        )
+    )
+
+
 def assert_status_kept(file, record, records, where):
     """The status ``file`` writes is in ``record``: our word as its status,
     the words as written in the status as written or its history, a relation
@@ -445,7 +490,7 @@ def assert_status_kept(file, record, records, where):
         else:
             stated = Q(source=source, target=target)
         assert DecisionRelation.objects.filter(stated, kind=kind).exists(), where
-        if kind == Kind.SUPERSEDES and inverse:
+        if kind == Kind.SUPERSEDES and inverse and not front_says_status(file):
             assert record.status == "superseded", where
         if status.word and status.written not in record.status_history:
             assert record.status == status.word, where
@@ -457,6 +502,12 @@ def assert_status_kept(file, record, records, where):
     ):
         # "Status: **Accepted**": the line's value, its emphasis left out.
         written = written.strip(" *_")
+    if front_says_status(file) and f"## Status\n\n{written}" in record.body:
+        # Beside the status front matter states, a status section stating
+        # none is the body's, whole, where it is.
+        for paragraph in status.history:
+            assert paragraph in record.body, where
+        return
     said = status_words(written).strip(" .!,:;").lower()
     assert (
         said == record.status
@@ -503,6 +554,8 @@ def test_any_folder_with_a_numbered_file_imports_every_file_losing_nothing(
                 assert_status_kept(file, record, records, where)
             if file.date_garbage:
                 assert file.date in kept(record), where
+            elif read_whole(file) is not None:
+                assert record.decided_on == read_whole(file), (where, record)
             if file.front == "garbage":
                 assert record.metadata["front-matter"] == file.front_garbage, where
         transaction.set_rollback(True)
