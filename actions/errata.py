@@ -6,17 +6,12 @@ publish or discard a revision that holds accepted corrections, so a
 correction is published exactly when its text is.
 """
 
-import logging
-
 from django.conf import settings
-from django.core.mail import send_mail
-from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from actions.mail import mail_on_commit
 from catalogue.models import Correction, DocumentNotice
-
-logger = logging.getLogger(__name__)
 
 Status = Correction.Status
 
@@ -85,19 +80,6 @@ def tell_reader(correction):
     }
     subject = render_to_string("catalogue/mail/correction_subject.txt", context).strip()
     body = render_to_string("catalogue/mail/correction_outcome.txt", context)
-    recipient = correction.email
-
-    def send():
-        try:
-            send_mail(
-                " ".join(subject.split()),
-                body,
-                settings.DEFAULT_FROM_EMAIL,
-                [recipient],
-            )
-        except OSError:
-            # The outcome stands and the private link shows it; a mail server
-            # that cannot be reached is the operator's to hear of.
-            logger.exception("could not mail correction %s", correction.pk)
-
-    transaction.on_commit(send)
+    mail_on_commit(
+        subject, body, [correction.email], about=f"correction {correction.pk}"
+    )

@@ -14,17 +14,15 @@ publish or discard what it was about (``settle``), and a draft submitted
 again after it was sent back resubmits it (``resubmitted``).
 """
 
-import logging
-
 from auditlog.models import LogEntry
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from actions.mail import mail_on_commit
 from actions.steps import Step, audited, require, taking
 from catalogue.models import (
     DecisionRecord,
@@ -34,8 +32,6 @@ from catalogue.models import (
     ReviewState,
     ReviewThread,
 )
-
-logger = logging.getLogger(__name__)
 
 
 def label_of(subject):
@@ -351,18 +347,4 @@ def tell(thread, added, people, actor):
     title = render_to_string("editorial/mail/review_subject.txt", context)
     body = render_to_string("editorial/mail/review.txt", context)
 
-    def send():
-        for recipient in recipients:
-            try:
-                send_mail(
-                    " ".join(title.split()),
-                    body,
-                    settings.DEFAULT_FROM_EMAIL,
-                    [recipient],
-                )
-            except OSError:
-                # The review stands and the desk shows it; a mail server
-                # that cannot be reached is the operator's to hear of.
-                logger.exception("could not mail about review %s", thread.pk)
-
-    transaction.on_commit(send)
+    mail_on_commit(title, body, recipients, about=f"review {thread.pk}")

@@ -247,7 +247,7 @@ def test_a_mail_server_that_is_down_leaves_the_decision_and_is_logged(
     smtp_settings(settings, free_port())  # Nothing listens there.
     client.force_login(publisher)
 
-    with caplog.at_level(logging.ERROR, logger="actions.errata"), committed():
+    with caplog.at_level(logging.ERROR, logger="actions.mail"), committed():
         response = client.post(
             page_of(coauthor),
             {"_decline": "Decline", "public_reason": "As printed."},
@@ -258,7 +258,7 @@ def test_a_mail_server_that_is_down_leaves_the_decision_and_is_logged(
     assert coauthor.status == Correction.Status.DECLINED
     assert coauthor.public_reason == "As printed."
     [record] = caplog.records
-    assert record.getMessage() == f"could not mail correction {coauthor.pk}"
+    assert record.getMessage() == f"could not mail about correction {coauthor.pk}"
     assert isinstance(record.exc_info[1], ConnectionRefusedError)
 
 

@@ -11,27 +11,12 @@ from django.urls import reverse
 
 import actions.documents
 import actions.review
-from tests.factories import DocumentFactory, RegistryFactory, UserFactory
+from tests.editorial.test_review_conversation import conversation, draft
+from tests.factories import UserFactory
+
+__all__ = ["draft"]
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def draft(editor):
-    document = actions.documents.save_document(
-        document=DocumentFactory.build(
-            registry=RegistryFactory(),
-            number=12,
-            title="Sequence parallelism",
-            topic=None,
-        ),
-        user=editor,
-    )
-    return actions.documents.submit_for_review(document=document, user=editor)
-
-
-def conversation(document):
-    return reverse("admin:catalogue_document_conversation", args=[document.pk])
 
 
 def sent(mail_server):
