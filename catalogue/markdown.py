@@ -171,10 +171,30 @@ def image_name(src):
     return name
 
 
+# A sub-folder's own page: a decision kept as a folder of its own
+# ("0001-authorization/README.md") is named by its folder.
+INDEX_NAME_RE = re.compile(r"(?:readme|index)\.md", re.I)
+
+
+def decision_name(name):
+    """The name a decision file goes by: the last part of its path, or, for
+    a sub-folder's own page (``0001-authorization/README.md``), its folder's
+    name (``0001-authorization.md``)."""
+    parts = name.rstrip("/").split("/")
+    if (
+        len(parts) > 1
+        and INDEX_NAME_RE.fullmatch(parts[-1])
+        and parts[-2] not in {"", ".", ".."}
+    ):
+        return f"{parts[-2]}.md"
+    return parts[-1]
+
+
 def linked_file(href):
-    """The file name a relative link names (``0003-x.md``), and its fragment;
-    (None, "") for a link elsewhere."""
+    """The name of the decision file a relative link names (``0003-x.md``,
+    ``../0003-x/README.md`` as ``0003-x.md``), and its fragment; (None, "")
+    for a link elsewhere."""
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or not parts.path.lower().endswith(".md"):
         return None, ""
-    return posixpath.basename(unquote(parts.path)), parts.fragment
+    return decision_name(posixpath.normpath(unquote(parts.path))), parts.fragment

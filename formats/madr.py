@@ -27,13 +27,18 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import filetype
 import yaml
 from markdown_it import MarkdownIt
 
-from catalogue.markdown import MARKDOWN_MAX_CHARACTERS, image_name, linked_file
+from catalogue.markdown import (
+    INDEX_NAME_RE,
+    MARKDOWN_MAX_CHARACTERS,
+    decision_name,
+    image_name,
+    linked_file,
+)
 from catalogue.models import DecisionFormat, DecisionRelationKind, DecisionStatus
 from catalogue.models.decision import STATUS_TEXT_MAX_LENGTH, TITLE_MAX_LENGTH
 from catalogue.text import describe, replaced, unsafe_character
@@ -63,9 +68,6 @@ DECISION_NAMES = (
 TITLE_LEAD_RE = re.compile(
     r"(?:(?:architecture\s+)?decision\s+record|ADR)\s*:\s+", re.I
 )
-# A sub-folder's own page: a decision kept as a folder of its own
-# ("0001-authorization/README.md") is named by its folder.
-INDEX_NAME_RE = re.compile(r"(?:readme|index)\.md", re.I)
 # Files of a decision folder that are not decisions: indexes, templates.
 NOT_DECISION_RE = re.compile(
     r"(readme|index|toc|template|.*[-_]template|adr-template.*|template[-_].*)\.md",
@@ -323,25 +325,6 @@ class ParsedDecision:
             "metadata": self.metadata,
             "body": self.body,
         }
-
-
-def decision_name(name):
-    """The name a decision file goes by: the last part of its path, or, for
-    a sub-folder's own page (``0001-authorization/README.md``), its folder's
-    name (``0001-authorization.md``)."""
-    parts = name.rstrip("/").split("/")
-    if (
-        len(parts) > 1
-        and INDEX_NAME_RE.fullmatch(parts[-1])
-        and parts[-2]
-        not in {
-            "",
-            ".",
-            "..",
-        }
-    ):
-        return f"{parts[-2]}.md"
-    return parts[-1]
 
 
 # The lengths of a name's digits that are a day, maybe with its time:
@@ -1126,8 +1109,7 @@ def references(text):
     for match in LINK_RE.finditer(text):
         name, _ = linked_file(match["href"])
         if name is not None:
-            path = unquote(urlsplit(match["href"]).path)
-            found.append(decision_name(posixpath.normpath(path)))
+            found.append(name)
     for match in FILE_NAME_RE.finditer(LINK_RE.sub("", text)):
         found.append(match["name"])
     if not found:

@@ -107,6 +107,25 @@ def test_a_folder_of_one_sub_folder_per_decision_imports_each_page(tmp_path):
     assert "is not in the folder or the record" not in report
 
 
+def test_a_link_to_another_sub_folders_page_leads_to_its_record(tmp_path, client):
+    first = "0001-cache-the-build-graph/README.md"
+    files = {
+        **SUB_FOLDERS,
+        first: SUB_FOLDERS[first].replace(
+            "skips it.",
+            "skips it. See [the workers](../0002-remote-build-workers/README.md#summary).",
+        ),
+    }
+    run(write_folder_deep(tmp_path / "rfcs", files), "--log", "RFCs")
+
+    page = client.get(record(1).get_absolute_url()).content.decode()
+
+    workers = record(2).get_absolute_url()
+    assert f'href="{workers}"' in page
+    assert f'href="{workers}#summary"' in page
+    assert "README.md" not in page
+
+
 # A catalogue of examples: a folder per decision, named by its words, with
 # a README.md and an index.md of one text.
 EXAMPLE = """# Decision record: Message broker
