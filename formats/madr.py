@@ -649,42 +649,26 @@ class _Reader:
             if FENCE_RE.match(line):
                 fenced = not fenced
             heading = None if fenced else ATX_RE.fullmatch(line)
-            if self.title_line is None and not fenced:
-                title = self._title(heading, line, lines, index)
-                if title is not None:
-                    self.title_line = number
-                    self.parsed.title = self._strip_number(title)
-                    index += 0 if heading else 1
-                    self.removed = True
-                    continue
-            underline = not fenced and _setext(line, lines, index)
-            if underline == 2 and section is not None and read_status(line)[0]:
-                # "Accepted" over "---" in a status section: a status, then
-                # a rule, as its team meant it.
-                underline = 0
+            taken = None if fenced else self._take_title(heading, line, index, number)
+            if taken is not None:
+                index += taken
+                continue
+            underline = not fenced and self._underline(line, index, section)
             if underline:
                 # "Status" over a line of "-": a heading, as CommonMark reads it.
                 heading = {"marks": "#" * underline, "text": line.strip()}
             if heading:
                 before_heading = False
-                section = None
-                changelog = bool(CHANGELOG_RE.fullmatch(heading["text"] or ""))
-                if self._status_heading(heading, number):
-                    section = len(heading["marks"])
-                    index += bool(underline)
-                    continue
-                if self._heading_date(heading, number):
-                    self.removed = True
+                section, changelog, taken = self._at_heading(heading, number)
+                if taken:
+                    index += bool(underline and section is not None)
                     continue
             if section is not None:
                 self._status_line(line, number)
                 continue
             if changelog and not fenced:
                 self._changelog_entry(line)
-            if before_heading and not fenced and self._metadata(line, number):
-                self.removed = True
-                continue
-            if before_heading and not fenced and self._bare_date(line):
+            if before_heading and not fenced and self._opening_line(line, number):
                 self.removed = True
                 continue
             self._keep(lines[index - 1])
@@ -692,6 +676,48 @@ class _Reader:
         if self.changelog:
             # The first entry of a changelog is the day the record was written.
             self.add_date(DATE_KEYS["created"], min(self.changelog))
+
+    def _at_heading(self, heading, number):
+        """``(section, changelog, taken)`` at a heading: the level of the
+        status section it opens (None for none), whether it opens a
+        changelog, and whether it is taken out of the body (a status heading,
+        a date line)."""
+        changelog = bool(CHANGELOG_RE.fullmatch(heading["text"] or ""))
+        if self._status_heading(heading, number):
+            return len(heading["marks"]), changelog, True
+        if self._heading_date(heading, number):
+            self.removed = True
+            return None, changelog, True
+        return None, changelog, False
+
+    def _take_title(self, heading, line, index, number):
+        """Take the title at ``line`` (line ``number``) while the record has
+        none: how many lines it takes beyond its own (a setext title's
+        underline), or None where the line is no title."""
+        if self.title_line is not None:
+            return None
+        title = self._title(heading, line, self.lines, index)
+        if title is None:
+            return None
+        self.title_line = number
+        self.parsed.title = self._strip_number(title)
+        self.removed = True
+        return 0 if heading else 1
+
+    def _underline(self, line, index, section):
+        """The level of the setext heading ``line`` is over the underline of
+        (1 for "=", 2 for "-"), or 0."""
+        underline = _setext(line, self.lines, index)
+        if underline == 2 and section is not None and read_status(line)[0]:
+            # "Accepted" over "---" in a status section: a status, then a
+            # rule, as its team meant it.
+            return 0
+        return underline
+
+    def _opening_line(self, line, number):
+        """A line above the first heading that states the record's metadata
+        or its date alone, taken out of the body."""
+        return self._metadata(line, number) or self._bare_date(line)
 
     def _changelog_entry(self, line):
         """A changelog's entry ("- 2022-03-03: Initial draft", "23-06-2018:
@@ -922,6 +948,35 @@ def _read_status(parsed, front, body):
     further paragraphs are its history. Every paragraph's relations are
     recorded; a first paragraph stating only relations ("Superseded by …")
     is the status, and the paragraphs after it its history."""
+    implied, chosen = _choose_status(parsed, front, body)
+    if not chosen:
+        parsed.status = implied
+        return
+    written = " ".join(text for text, _ in chosen)
+    line = chosen[0][1]
+    parsed.status, exact, date = read_status(written)
+    if not parsed.status and implied:
+        parsed.status = implied
+    if not exact:
+        parsed.status_text = written
+    if date is not None:
+        parsed.decided_on = date
+    if not parsed.status:
+        parsed.note(
+            line,
+            f"status {written[:200]!r} is not one of "
+            f"{', '.join(sorted(STATUS_WORDS))}; kept as written",
+        )
+    elif not exact and not place_status(unlinked(written))[1]:
+        parsed.note(line, f"status {written[:200]!r} read as {parsed.status}")
+    _status_pointers(parsed, written, line)
+
+
+def _choose_status(parsed, front, body):
+    """``(implied, chosen)``: the status the relations imply, and the
+    paragraph stating the status, as (text, line) by line (None for none);
+    the other paragraphs stating one kept as ``parsed``'s status history,
+    every paragraph's relations recorded."""
     implied, chosen, history = "", None, []
     for source in (front, body):
         restated = bool(front) and source is body
@@ -944,27 +999,7 @@ def _read_status(parsed, front, body):
             elif words:
                 history.append("\n".join(text for text, _ in paragraph))
     parsed.status_history = "\n\n".join(history)
-    if not chosen:
-        parsed.status = implied
-        return
-    written = " ".join(text for text, _ in chosen)
-    line = chosen[0][1]
-    parsed.status, exact, date = read_status(written)
-    if not parsed.status and implied:
-        parsed.status = implied
-    if not exact:
-        parsed.status_text = written
-    if date is not None:
-        parsed.decided_on = date
-    if not parsed.status:
-        parsed.note(
-            line,
-            f"status {written[:200]!r} is not one of "
-            f"{', '.join(sorted(STATUS_WORDS))}; kept as written",
-        )
-    elif not exact and not place_status(unlinked(written))[1]:
-        parsed.note(line, f"status {written[:200]!r} read as {parsed.status}")
-    _status_pointers(parsed, written, line)
+    return implied, chosen
 
 
 def _states_status(paragraphs):
@@ -1287,8 +1322,32 @@ def parse_folder(folder, *, skip=(), shown=None):
     the order the folder's other dates show (``written_dates.slashed_order``).
     """
     folder = Path(folder)
-    root = folder.resolve()
-    texts, notes = [], []
+    notes = []
+    texts = _decision_texts(folder, skip, notes)
+    order = written_dates.slashed_order(
+        said
+        for _, _, text in texts
+        for line in text.split("\n")
+        if (said := _dated(line))
+    )
+    decisions = _parse_decisions(texts, order, folder.resolve(), notes)
+    problems = []
+    if not decisions:
+        problems.append(
+            Problem(
+                0,
+                f"holds no decision file: looked for {DECISION_NAMES}",
+                file=shown or folder.name or str(folder),
+            )
+        )
+    return decisions, problems, notes
+
+
+def _decision_texts(folder, skip, notes):
+    """``(path, name, text)`` of each file of ``folder`` (but ``skip``'s
+    sub-folders) that reads as a decision; what is left out, with why, noted
+    in ``notes``."""
+    texts = []
     files = _markdown_files(folder, skip, notes)
     # Sub-folders holding other files than their own page (README.md,
     # index.md): areas or years of records, whose page is an index.
@@ -1299,15 +1358,9 @@ def parse_folder(folder, *, skip=(), shown=None):
     }
     seen = {}
     for path, name in files:
-        base = posixpath.basename(name)
         own_page = "/" in name and posixpath.dirname(name) not in grouping
-        if INDEX_NAME_RE.fullmatch(base) and not own_page:
-            continue
         numbered = name_parts(name) is not None
-        if numbered and NUMBERED_TEMPLATE_RE.fullmatch(decision_name(name)):
-            notes.append(Problem(0, "left out: a template or an index", file=name))
-            continue
-        if not numbered and not own_page and NOT_DECISION_RE.fullmatch(base):
+        if not _named_as_decision(name, own_page, numbered, notes):
             continue
         text, note = read_text(path, name)
         if own_page and text is not None:
@@ -1322,26 +1375,44 @@ def parse_folder(folder, *, skip=(), shown=None):
             notes.append(note)
         if text is None:
             continue
-        if is_template_or_index(text):
-            notes.append(Problem(0, "left out: a template or an index", file=name))
-            continue
-        if not numbered and not DECISION_SHAPE_RE.search(_unfenced(text)):
-            notes.append(
-                Problem(
-                    0,
-                    "left out: not named as a decision (NNNN-title.md) and "
-                    "stating no status, context or decision",
-                    file=name,
-                )
-            )
+        left_out = _not_a_decision(text, numbered)
+        if left_out:
+            notes.append(Problem(0, left_out, file=name))
             continue
         texts.append((path, name, text))
-    order = written_dates.slashed_order(
-        said
-        for _, _, text in texts
-        for line in text.split("\n")
-        if (said := _dated(line))
-    )
+    return texts
+
+
+def _named_as_decision(name, own_page, numbered, notes):
+    """Whether the file ``name`` may be a decision by its name: not an index
+    of the folder or of an area's sub-folder, not a numbered template (noted
+    in ``notes``), not an index or template's name unless numbered or a
+    sub-folder's own page."""
+    base = posixpath.basename(name)
+    if INDEX_NAME_RE.fullmatch(base) and not own_page:
+        return False
+    if numbered and NUMBERED_TEMPLATE_RE.fullmatch(decision_name(name)):
+        notes.append(Problem(0, "left out: a template or an index", file=name))
+        return False
+    return numbered or own_page or not NOT_DECISION_RE.fullmatch(base)
+
+
+def _not_a_decision(text, numbered):
+    """Why a file's ``text`` is left out (a template or an index; not named
+    as a decision and saying nothing of one), or "" where it is kept."""
+    if is_template_or_index(text):
+        return "left out: a template or an index"
+    if not numbered and not DECISION_SHAPE_RE.search(_unfenced(text)):
+        return (
+            "left out: not named as a decision (NNNN-title.md) and "
+            "stating no status, context or decision"
+        )
+    return ""
+
+
+def _parse_decisions(texts, order, root, notes):
+    """Each of ``texts`` parsed, its dates read in ``order``, its images
+    from ``root``; files of one number each a record, in name order."""
     decisions, claimed = [], {}
     for _, name, text in texts:
         parsed = parse_decision(name, text, date_order=order)
@@ -1360,16 +1431,7 @@ def parse_folder(folder, *, skip=(), shown=None):
         _read_images(parsed, root)
         notes.extend(parsed.notes)
         decisions.append(parsed)
-    problems = []
-    if not decisions:
-        problems.append(
-            Problem(
-                0,
-                f"holds no decision file: looked for {DECISION_NAMES}",
-                file=shown or folder.name or str(folder),
-            )
-        )
-    return decisions, problems, notes
+    return decisions
 
 
 def _unfenced(text):
