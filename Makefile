@@ -70,6 +70,14 @@ serve: $(VENV)/.installed
 worker: $(VENV)/.installed
 	$(SERVE_ENV) exec $(BIN)/python manage.py run_workers $(WORKER_COUNTS)
 
+# The clients from npm some tests read answers with (package.json: citeproc-js,
+# jsdom, the current Nu checker), pinned by package-lock.json; installed where
+# npm is (tests needing them are skipped elsewhere, failed under CI).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+NODE_CLIENTS := $(if $(shell command -v npm),node_modules/.installed)
+
 ## test: the full test suite (on DATABASE_URL's database, SQLite by default), in
 ## TEST_WORKERS processes (pytest-xdist), each with its own test database; what
 ## CI runs, on both databases. A worker that runs out of tests takes queued ones
@@ -77,7 +85,7 @@ worker: $(VENV)/.installed
 ## seconds each, the rest less.
 TEST_WORKERS ?= 2
 COVERAGE ?=
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev $(NODE_CLIENTS)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal $(COVERAGE)
 
 ## coverage: the full test suite with the coverage of the project's code, by
@@ -88,7 +96,7 @@ coverage: $(VENV)/.installed-dev
 ## test-fast: the tests that need neither Chromium, Redis, varnishd nor worker
 ## processes of their own (pytest markers, see pyproject.toml)
 FAST_TESTS = not browser and not redis and not varnish and not workers
-test-fast: $(VENV)/.installed-dev
+test-fast: $(VENV)/.installed-dev $(NODE_CLIENTS)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "$(FAST_TESTS)"
 
 ## lock: compile requirements.lock and requirements-dev.lock (every package,

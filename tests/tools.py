@@ -10,6 +10,7 @@ import secrets
 import shutil
 import socket
 import threading
+from pathlib import Path
 
 import pytest
 import redis
@@ -21,6 +22,9 @@ TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 RUN_PREFIX = f"anthology-test-{os.getpid()}-{secrets.token_hex(4)}"
 
 CHROMIUM = os.environ.get("CHROMIUM", "chromium")
+# The clients from npm the tests read answers with (package.json, installed by
+# `make test` into node_modules when npm is there).
+NODE_MODULES = Path(__file__).resolve().parent.parent / "node_modules"
 VARNISHD = os.environ.get("VARNISHD", "varnishd")
 
 
@@ -55,6 +59,20 @@ def require_varnishd():
     if not glob.glob("/usr/lib/*/varnish/vmods/libvmod_xkey.so"):
         missing("varnish's xkey vmod", "apt-get install varnish-modules")
     return varnishd
+
+
+def require_node_package(name):
+    """The folder of the npm package ``name`` under node_modules, with Node
+    to run it; ``missing`` when either is absent."""
+    require_tool("node", "apt-get install nodejs")
+    folder = NODE_MODULES / name
+    if not (folder / "package.json").exists():
+        missing(f"the npm package {name}", "npm ci (make test runs it)")
+    return folder
+
+
+# What the ``node`` marker asks for: every package of package.json.
+NODE_PACKAGES = ("citeproc", "jsdom", "vnu-jar")
 
 
 def redis_client():
@@ -93,6 +111,7 @@ REQUIREMENTS = {
     "biber": lambda: require_tool("biber", "apt-get install biber"),
     "pandoc": lambda: require_tool("pandoc", "apt-get install pandoc"),
     "bibutils": lambda: require_tool("bib2xml", "apt-get install bibutils"),
+    "node": lambda: [require_node_package(name) for name in NODE_PACKAGES],
 }
 
 
