@@ -32,7 +32,7 @@ many documents it changed.
 import threading
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.module_loading import import_string
 
 from catalogue.models import Document
@@ -95,13 +95,16 @@ def people_changed(persons, documents=()):
 def _tell_after_commit(pk):
     """Have ``RECORD_CHANGED`` told of ``pk`` (None: of any document) once
     the transaction commits, with every other document it changed: the first
-    callback to run tells them all, the others find nothing left."""
+    callback to run tells them all, the others find nothing left.
+
+    A transaction rolled back takes its callbacks with it, not the documents
+    it added here: those are told with the next transaction to commit. Telling
+    is idempotent (what derives from a document is computed again from the
+    record as it stands), so a change undone costs a recomputation, never a
+    wrong answer."""
     if not settings.RECORD_CHANGED:
         return
-    # What a rolled-back transaction changed is told to no one: its callback
-    # is gone from the connection's list, and its documents with it.
-    waiting = any(func is _tell for _, func, _ in connection.run_on_commit)
-    if getattr(_told, "pending", None) is None or not waiting:
+    if getattr(_told, "pending", None) is None:
         _told.pending = set()
     _told.pending.add(pk)
     transaction.on_commit(_tell, robust=True)

@@ -152,3 +152,34 @@ def test_imports_of_libraries_anywhere_are_left_alone():
     source = "import re\n\ndef late():\n    import json\n    from django import forms\n"
 
     assert layout_problems("catalogue", source) == []
+
+
+# What runs after a commit is registered through Django's public API alone
+# (``transaction.on_commit``): the connection's own lists of waiting callbacks
+# and of savepoints change between releases without notice.
+PRIVATE_TRANSACTION_STATE = {"run_on_commit", "savepoint_ids"}
+
+
+def private_transaction_state(source):
+    return sorted(
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr in PRIVATE_TRANSACTION_STATE
+    )
+
+
+@pytest.mark.parametrize("app", sorted(MAY_IMPORT))
+def test_no_app_reads_the_connections_private_transaction_state(app):
+    found = {
+        str(path.relative_to(ROOT)): names
+        for path in modules(app)
+        if (names := private_transaction_state(path.read_text()))
+    }
+
+    assert found == {}
+
+
+def test_the_check_finds_a_read_of_the_callbacks_waiting():
+    source = "waiting = any(f is g for _, f, _ in connection.run_on_commit)\n"
+
+    assert private_transaction_state(source) == ["run_on_commit"]
