@@ -26,10 +26,9 @@ def listening(settings):
 def test_three_publications_in_one_transaction_are_told_once(
     listening, django_capture_on_commit_callbacks
 ):
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            documents = DocumentFactory.create_batch(3, published=True)
-            assert listening == []
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        documents = DocumentFactory.create_batch(3, published=True)
+        assert listening == []
 
     assert listening == [sorted(document.pk for document in documents)]
 
@@ -38,10 +37,13 @@ def test_three_publications_in_one_transaction_are_told_once(
 def test_a_rolled_back_transaction_tells_no_one(
     listening, django_capture_on_commit_callbacks
 ):
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        with pytest.raises(RuntimeError), transaction.atomic():
-            DocumentFactory(published=True)
-            raise RuntimeError("undone")
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        DocumentFactory(published=True)
+        raise RuntimeError("undone")
 
     assert callbacks == []
     assert listening == []
