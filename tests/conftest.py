@@ -106,6 +106,9 @@ def imported_seed(db, seed_path):
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls
 # the tests make beside it are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The workers and servers the tests start make no public dumps between jobs:
+# the dumps' own tests make them where they test them.
+os.environ.setdefault("DUMPS_EVERY_HOURS", "0")
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -208,6 +211,7 @@ def serving_settings(tmp_path_factory):
         RECORD_CHANGED="",
         READER_SEARCH_RATE=None,
         READER_PAGE_RATE=None,
+        DUMPS_EVERY_HOURS=0,
     ):
         yield
 
