@@ -107,8 +107,11 @@ def _read_manifest(name):
     path = path_of(name, MANIFEST)
     if not storage.exists(path):
         return None
-    with storage.open(path, "rb") as manifest:
-        data = json.load(manifest)
+    try:
+        with storage.open(path, "rb") as manifest:
+            data = json.load(manifest)
+    except FileNotFoundError:  # Pruned meanwhile.
+        return None
     return Dump(
         name=data["name"],
         made_at=datetime.fromisoformat(data["made_at"]),
@@ -171,8 +174,9 @@ def _save(name, content):
 
 def write_dump(*, now=None, progress=None):
     """Write a dump of the public record to the backups storage; the dump."""
-    now = now or timezone.now()
-    name = f"{now.astimezone(UTC):{NAME_FORMAT}}"
+    # Whole seconds: the time is the dump's name.
+    now = (now or timezone.now()).astimezone(UTC).replace(microsecond=0)
+    name = f"{now:{NAME_FORMAT}}"
     files = []
     for done, fmt in enumerate(writers.FORMATS):
         if progress is not None:

@@ -101,8 +101,12 @@ def served(request, dump, name):
     if not_modified is not None:
         return not_modified
     if response is None:
+        try:
+            opened = store.open_file(dump, name)
+        except FileNotFoundError:  # Pruned since it was found.
+            raise Http404(f"The dump {dump.name} is no longer kept.") from None
         response = FileResponse(
-            store.open_file(dump, name),
+            opened,
             as_attachment=True,
             filename=name,
             content_type="application/gzip",
