@@ -190,7 +190,8 @@ def serving_settings(tmp_path_factory):
     no one of the documents it changed (no related-work job after each one):
     the tests of related work turn that on where they test it. Readers' pages
     are not limited per address (a property test asks for hundreds in one
-    test): the tests of the limits set them."""
+    test): the tests of the limits set them. No chore makes public dumps: the
+    dumps' tests ask for them."""
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,

@@ -26,7 +26,7 @@ from jobs.models import Job
 from tests.clients import citeproc
 from tests.factories import DocumentFactory, UserFactory
 from tests.formats.test_citation_readers import biber_problems, bibtex_entries
-from tests.tools import require_tool
+from tests.tools import require_node_package, require_tool
 
 pytestmark = pytest.mark.django_db
 
@@ -361,3 +361,29 @@ def test_the_chore_waits_for_the_schedule(backup_dir, settings):
     assert jobs.is_due(dump.made_at + timedelta(hours=24))
     settings.DUMPS_EVERY_HOURS = 0
     assert not jobs.is_due(dump.made_at + timedelta(days=30))
+
+
+@pytest.mark.java
+@pytest.mark.node
+def test_the_current_nu_checker_finds_no_error_on_the_data_page(
+    client, backup_dir, tmp_path
+):
+    vnu = require_node_package("vnu-jar") / "build" / "dist" / "vnu.jar"
+    java = require_tool("java", "apt-get install default-jre-headless")
+    (tmp_path / "empty.html").write_bytes(client.get(reverse("dumps:index")).content)
+    DocumentFactory(published=True, number=5)
+    for day in (1, 2):
+        store.write_dump(now=datetime(2026, 1, day, 9, 30, tzinfo=UTC))
+    (tmp_path / "listed.html").write_bytes(client.get(reverse("dumps:index")).content)
+
+    result = subprocess.run(
+        [
+            *(java, "-jar", str(vnu), "--format", "json", "--errors-only"),
+            *(str(tmp_path / name) for name in ("empty.html", "listed.html")),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert json.loads(result.stderr)["messages"] == []
