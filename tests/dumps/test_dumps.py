@@ -21,7 +21,7 @@ from django.urls import reverse
 
 import actions.documents
 from catalogue.models import Document
-from dumps import jobs, store
+from dumps import jobs, store, writers
 from jobs.models import Job
 from tests.clients import citeproc
 from tests.factories import DocumentFactory, UserFactory
@@ -387,3 +387,22 @@ def test_the_current_nu_checker_finds_no_error_on_the_data_page(
     )
 
     assert json.loads(result.stderr)["messages"] == []
+
+
+@pytest.mark.parametrize(
+    ("name", "prefetches"),
+    [("anthology.bib.gz", 1), ("anthology.csl.json.gz", 1), (JSONL, 2)],
+)
+def test_a_file_is_written_from_a_query_read_in_chunks(
+    name, prefetches, monkeypatch, django_assert_num_queries
+):
+    """Memory follows the chunk, not the record: one query read a chunk at a
+    time, and each chunk's related rows read with it."""
+    for number in range(1, 6):
+        DocumentFactory(published=True, number=number)
+    monkeypatch.setattr(writers, "CHUNK_SIZE", 2)
+
+    with django_assert_num_queries(1 + 3 * prefetches):
+        documents, _ = store._write_file(writers.BY_NAME[name], io.BytesIO())
+
+    assert documents == 5
