@@ -57,5 +57,5 @@ def make_due_dump():
 
 
 def summary(dump):
-    counts = ", ".join(f"{file.label}: {file.documents}" for file in dump.files)
-    return f"Wrote the dump {dump.name} ({counts} documents)."
+    counts = ", ".join(f"{file.documents} in {file.name}" for file in dump.files)
+    return f"Wrote the dump {dump.name} (documents: {counts})."

@@ -406,3 +406,26 @@ def test_a_file_is_written_from_a_query_read_in_chunks(
         documents, _ = store._write_file(writers.BY_NAME[name], io.BytesIO())
 
     assert documents == 5
+
+
+def test_the_command_prints_the_checksums_and_the_dumps_it_deleted(
+    backup_dir, settings
+):
+    settings.DUMPS_KEEP = 1
+    DocumentFactory(published=True, number=5)
+    older = store.write_dump(now=datetime(2026, 1, 1, tzinfo=UTC))
+
+    printed = make_dump().splitlines()
+
+    (newest,) = store.finished_dumps()
+    assert printed == [
+        f"Wrote the dump {newest.name} (documents: 1 in anthology.bib.gz, "
+        "1 in anthology.ris.gz, 1 in anthology.csl.json.gz, 1 in "
+        "anthology.jsonl.gz).",
+        *(f"{file.sha256}  {file.name}" for file in newest.files),
+        f"Deleted the old dump {older.name}.",
+    ]
+    out = io.StringIO()
+    call_command("make_dumps", "--prune-only", stdout=out)
+    assert out.getvalue() == ""
+    assert store.finished_dumps() == [newest]
