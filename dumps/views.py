@@ -35,11 +35,7 @@ def index(request):
     return TemplateResponse(
         request,
         "dumps/index.html",
-        {
-            "dumps": dumps,
-            "newest": dumps[0] if dumps else None,
-            "formats": writers.FORMATS,
-        },
+        {"dumps": dumps, "newest": dumps[0] if dumps else None},
     )
 
 
@@ -82,40 +78,39 @@ def index_json(request):
 
 
 def served(request, dump, name):
-    """The file ``name`` of ``dump``: streamed from the storage, its SHA-256
-    its ETag, or 304 when the client holds it."""
+    """The file ``name`` of ``dump`` (or its ``SHA256SUMS``): its SHA-256 its
+    ETag, 304 when the client holds it, else streamed from the storage."""
     if name == store.SUMS:
         body = dump.sums.encode("ascii")
-        etag = quote_etag(hashlib.sha256(body).hexdigest())
-        response = HttpResponse(body, content_type="text/plain; charset=us-ascii")
+        digest = hashlib.sha256(body).hexdigest()
     else:
         file = dump.file(name)
         if file is None:
             raise Http404(f"The dump {dump.name} has no file {name}.")
-        etag = quote_etag(file.sha256)
-        response = None
-    last_modified = dump.made_at.timestamp()
-    not_modified = get_conditional_response(
-        request, etag=etag, last_modified=int(last_modified)
-    )
-    if not_modified is not None:
-        return not_modified
-    if response is None:
-        try:
-            opened = store.open_file(dump, name)
-        except FileNotFoundError:  # Pruned since it was found.
-            raise Http404(f"The dump {dump.name} is no longer kept.") from None
-        response = FileResponse(
-            opened,
-            as_attachment=True,
-            filename=name,
-            content_type="application/gzip",
-        )
-        response["Content-Length"] = str(file.bytes)
-    else:
+        digest = file.sha256
+    etag = quote_etag(digest)
+    last_modified = int(dump.made_at.timestamp())
+    response = get_conditional_response(request, etag=etag, last_modified=last_modified)
+    if response is None and name == store.SUMS:
+        response = HttpResponse(body, content_type="text/plain; charset=us-ascii")
         response["Content-Disposition"] = f'attachment; filename="{name}"'
+    elif response is None:
+        response = stored_file(dump, file)
     response["ETag"] = etag
     response["Last-Modified"] = http_date(last_modified)
+    return response
+
+
+def stored_file(dump, file):
+    """``file`` of ``dump``, streamed from the storage as a gzip download."""
+    try:
+        opened = store.open_file(dump, file.name)
+    except FileNotFoundError:  # Pruned since it was found.
+        raise Http404(f"The dump {dump.name} is no longer kept.") from None
+    response = FileResponse(
+        opened, as_attachment=True, filename=file.name, content_type="application/gzip"
+    )
+    response["Content-Length"] = str(file.bytes)
     return response
 
 
