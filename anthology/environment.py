@@ -465,6 +465,39 @@ VARIABLES: list[Variable] = [
         IMPORTS,
         derived=True,
     ),
+    Variable(
+        "DUMPS_EVERY_HOURS",
+        "integer",
+        "24",
+        "How often the workers' chores make the public dumps of the whole "
+        "record (`/data/`): a new one once the newest is this many hours old. "
+        "`0`: only the `make_dumps` command makes them.",
+        IMPORTS,
+    ),
+    Variable(
+        "DUMPS_KEEP",
+        "integer",
+        "7",
+        "How many public dumps are kept: once a new one is whole, the older "
+        "ones beyond this many are deleted (at least one is always kept).",
+        IMPORTS,
+    ),
+    Variable(
+        "DUMPS_LICENSE",
+        "text",
+        "CC-BY-4.0",
+        "The licence the public dumps are offered under, as its SPDX "
+        "identifier; `/data/` and each dump's manifest state it. Set it to "
+        "the rights the record's owners grant.",
+        IMPORTS,
+    ),
+    Variable(
+        "DUMPS_LICENSE_URL",
+        "URL",
+        "https://creativecommons.org/licenses/by/4.0/",
+        "The address of `DUMPS_LICENSE`'s text.",
+        IMPORTS,
+    ),
     # Metadata sources.
     Variable(
         "METADATA_ARXIV_URL",

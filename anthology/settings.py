@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "corrections",
     "similarity",
     "oai",
+    "dumps",
     "pagecache",
     "django_rq",
     # The record for machines: Django REST framework, its OpenAPI description
@@ -106,7 +107,7 @@ MIDDLEWARE = [
     "pagecache.middleware.PageCacheMiddleware",
     # Below the page cache, so a page is compressed once, when it is rendered,
     # and kept compressed for the readers who accept gzip.
-    "django.middleware.gzip.GZipMiddleware",
+    "anthology.compression.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -210,6 +211,16 @@ STORAGES = {
         },
     },
 }
+
+# The public dumps of the whole record (/data/) are kept in the backups
+# storage under a prefix of their own, made by the workers' chores every
+# DUMPS_EVERY_HOURS (0: by the make_dumps command alone), the newest
+# DUMPS_KEEP kept, offered under DUMPS_LICENSE.
+DUMPS_PREFIX = "dumps"
+DUMPS_EVERY_HOURS = env.read("DUMPS_EVERY_HOURS")
+DUMPS_KEEP = env.read("DUMPS_KEEP")
+DUMPS_LICENSE = env.read("DUMPS_LICENSE")
+DUMPS_LICENSE_URL = env.read("DUMPS_LICENSE_URL")
 
 # One cache shared by every instance; each process's own memory when
 # REDIS_URL is unset, which is only safe with a single process.
@@ -462,9 +473,14 @@ RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
 JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # What each worker does between jobs, and every JOBS_CHORE_SECONDS while it
 # waits for one: land the page expiries and purges a process left behind, and
-# run the scheduled changes whose time has come. Without workers
-# (JOBS_CHORES_IN_PROCESS, below) the web process does them on a request.
-JOBS_CHORES = ["pagecache.outbox.drain", "actions.schedules.run_due"]
+# run the scheduled changes whose time has come, and queue the public dumps
+# when they are due. Without workers (JOBS_CHORES_IN_PROCESS, below) the web
+# process does them on a request.
+JOBS_CHORES = [
+    "pagecache.outbox.drain",
+    "actions.schedules.run_due",
+    "dumps.jobs.request_due",
+]
 JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
 # A scheduled change this long past its time without a run is late.
 SCHEDULE_LATE_SECONDS = env.read("SCHEDULE_LATE_SECONDS")

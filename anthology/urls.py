@@ -8,6 +8,7 @@ urlpatterns = [
     path("health/", health.health, name="health"),
     path("health/ready/", health.readiness, name="readiness"),
     path("api/", include("api.urls")),
+    path("data/", include("dumps.urls")),
     path("", include("oai.urls")),
     path("", include("corrections.urls")),
     path("", include("public.urls")),

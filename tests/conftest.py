@@ -106,6 +106,9 @@ def imported_seed(db, seed_path):
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls
 # the tests make beside it are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The workers and servers the tests start make no public dumps between jobs:
+# the dumps' own tests make them where they test them.
+os.environ.setdefault("DUMPS_EVERY_HOURS", "0")
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -187,7 +190,8 @@ def serving_settings(tmp_path_factory):
     no one of the documents it changed (no related-work job after each one):
     the tests of related work turn that on where they test it. Readers' pages
     are not limited per address (a property test asks for hundreds in one
-    test): the tests of the limits set them."""
+    test): the tests of the limits set them. No chore makes public dumps: the
+    dumps' tests ask for them."""
     with override_settings(
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
@@ -208,6 +212,7 @@ def serving_settings(tmp_path_factory):
         RECORD_CHANGED="",
         READER_SEARCH_RATE=None,
         READER_PAGE_RATE=None,
+        DUMPS_EVERY_HOURS=0,
     ):
         yield
 

@@ -15,6 +15,7 @@ project code is at the top of its module.
                              its own API tokens)
     corrections <- actions, public   readers' proposed corrections: the form
                              and the private page that follows one
+    dumps      <- api        the whole public record as files: reads only
     editorial  <- all of the above: the admin
 
 Every app may also use the page cache and the background jobs, and read the
@@ -43,9 +44,10 @@ APPS = {
     "oai": {"catalogue", "formats"},
     "api": {"catalogue", "formats", "public"},
     "corrections": {"catalogue", "actions", "formats", "public"},
+    "dumps": {"catalogue", "formats", "public", "api"},
     "editorial": {
         *("catalogue", "actions", "formats", "sources", "imports", "public"),
-        *("similarity", "corrections"),
+        *("similarity", "corrections", "dumps"),
     },
 }
 MAY_IMPORT = {
