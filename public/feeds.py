@@ -343,6 +343,9 @@ class Selection(NamedTuple):
     subtitle: str
     link: str
     documents: QuerySet
+    # How the versions and notices are narrowed to the selection, when not
+    # by ``documents``: a topic's unfiltered feed reads its own index.
+    narrowed: dict | None = None
 
 
 class SelectionFeed(DocumentVersionFeed):
@@ -366,9 +369,9 @@ class SelectionFeed(DocumentVersionFeed):
         return selection.link
 
     def items(self, selection):
+        narrowed = selection.narrowed or {"documents": selection.documents}
         return newest_entries(
-            self.newest_versions(documents=selection.documents),
-            newest_notices(documents=selection.documents),
+            self.newest_versions(**narrowed), newest_notices(**narrowed)
         )
 
 
@@ -399,6 +402,7 @@ class TopicFeed(SelectionFeed):
             f"New and revised documents filed under {topic.name}.",
             page_address(request, "topic-detail", slug=slug),
             documents,
+            None if views.filter_words(view.filter) else {"topic": topic},
         )
 
 
@@ -557,12 +561,17 @@ class DecisionLogFeed(EditorsFeed):
     def place(self, log, decisions):
         """Each record's ``feed_html``: its stored HTML with its links to
         sibling files and its images placed as its page places them, every
-        address absolute. Two queries for any number of records."""
+        address absolute. At most two queries for any number of records: the
+        sibling files linked, the images shown."""
         files = decision_files([d.body for d in decisions], log.pk)
         images = {}
-        rows = DecisionImage.objects.filter(decision__in=decisions).values_list(
+        # Only records that show an image ask for their images.
+        showing = [d for d in decisions if "<img" in d.body_html]
+        rows = DecisionImage.objects.filter(decision__in=showing).values_list(
             "decision_id", "name", "digest"
         )
+        if not showing:
+            rows = []
         by_pk = {decision.pk: decision for decision in decisions}
         for pk, name, digest in rows:
             decision = by_pk[pk]

@@ -834,9 +834,12 @@ class DecisionRecordListView(ListView):
         """The status asked for, as the filter names it ("" for any)."""
         if not self.chosen:
             return ""
-        if self.chosen in self.stated:
-            return self.stated[self.chosen]
-        return DecisionRecord.Status("" if self.chosen == "none" else self.chosen).label
+        if self.chosen == "none" or self.chosen in DecisionRecord.Status.values:
+            return DecisionRecord.Status(
+                "" if self.chosen == "none" else self.chosen
+            ).label
+        # A status kept as written was found among the log's, as it is named.
+        return self.stated[self.chosen]
 
     def get_queryset(self):
         return self.selection().prefetch_related(

@@ -12,12 +12,14 @@ from django.core.cache import cache
 from django.urls import reverse
 from lxml import etree
 
+import actions.corrections
 import actions.decisions
 import actions.documents
 from catalogue.models import Person, Venue
 from pagecache import fragments, generations
 from public import urls as public_urls
 from tests.factories import (
+    CorrectionFactory,
     DecisionImageFactory,
     DecisionLogFactory,
     DecisionRecordFactory,
@@ -443,3 +445,43 @@ def test_a_filtered_feed_costs_the_same_queries_whatever_its_entries(
         content = read_feed(client, f"{path}?registry=LIT&year_from=2020&tag=memory")
 
     assert len(followed_documents(content)) == 2 + 2 * extra
+
+
+def test_a_documents_feed_shows_a_correction_once_it_is_published(
+    client, followed, publisher, committed, django_assert_num_queries
+):
+    document = followed["docs"]["old"]
+    path = reverse(
+        "catalogue:document-feed", kwargs={"identifier": document.identifier}
+    )
+    page = document.get_absolute_url()
+    proposed = CorrectionFactory(
+        document=document,
+        changes={"title": "Old memory, corrected"},
+        reason="The paper's first page says so.",
+    )
+    read_feed(client, path)
+
+    with committed():
+        actions.corrections.accept(correction=proposed, user=publisher)
+    pending = read_feed(client, path).decode()
+    feed_path, _ = page_feed_link(client, page)
+    with committed():
+        actions.documents.publish(document=document, user=publisher)
+    published = read_feed(client, path)
+
+    assert feed_path == path
+    assert "Old memory, corrected" not in pending
+    assert "corrected" not in pending.lower()
+    assert_valid_atom(published, ORIGIN + path)
+    titles = [
+        title.text
+        for title in etree.fromstring(published).iterfind(f"{ATOM}entry/{ATOM}title")
+    ]
+    document.refresh_from_db()
+    # The correction's notice and the version it published, in either order:
+    # they share their moment.
+    assert set(titles[:2]) == {
+        f"{document.label} corrected: Old memory, corrected",
+        f"{document.identifier.label(2)}: Old memory, corrected",
+    }
