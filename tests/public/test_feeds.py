@@ -4,12 +4,14 @@ same selection: linked from its page, followed from there, holding exactly
 the public documents the page lists (never a draft or a pending revision),
 cached and expired with the page, at a fixed number of queries."""
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 import actions.corrections
@@ -485,3 +487,32 @@ def test_a_documents_feed_shows_a_correction_once_it_is_published(
         f"{document.label} corrected: Old memory, corrected",
         f"{document.identifier.label(2)}: Old memory, corrected",
     }
+
+
+FILTERS = st.fixed_dictionaries(
+    {},
+    optional={
+        "registry": st.sampled_from(["LIT", "PRA"]),
+        "status": st.sampled_from(["active", "withdrawn"]),
+        "year_from": st.sampled_from(["2015", "2021", "2022"]),
+        "year_to": st.sampled_from(["2015", "2021"]),
+        "tag": st.lists(st.sampled_from(["memory", "comms"]), min_size=1, unique=True),
+    },
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(filters=FILTERS)
+def test_whatever_the_filters_a_topics_feed_follows_the_documents_its_page_lists(
+    client, followed, filters
+):
+    """The page's rows are the documents its feed's entries lead to, for any
+    mix of the filters a reader can choose."""
+    path = reverse("catalogue:topic-detail", args=["distributed"])
+    query = urlencode(filters, doseq=True)
+    page = soup_of(client.get(f"{path}?{query}"))
+    listed = {link["href"] for link in page.select("td.label a")}
+
+    feed_path, _ = page_feed_link(client, f"{path}?{query}")
+
+    assert followed_documents(read_feed(client, feed_path)) == listed
