@@ -301,11 +301,11 @@ SELECTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("page", "query", "listed", "title"), SELECTIONS)
+@pytest.mark.parametrize(("listing", "query", "listed", "title"), SELECTIONS)
 def test_a_lists_feed_follows_exactly_what_its_page_lists(
-    client, followed, page, query, listed, title
+    client, followed, listing, query, listed, title
 ):
-    name, args = page
+    name, args = listing
     path = reverse(name, args=args) + query
     page_text = client.get(path).content.decode()
 
