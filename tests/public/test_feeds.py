@@ -378,7 +378,7 @@ def publish_into(selection, followed, publisher):
         actions.decisions.publish_decision(decision=decision, user=publisher)
         return "ADR-009"
     document = DocumentFactory(
-        topic=followed["topic"],
+        topic=None if selection == "unfiled" else followed["topic"],
         year=2024,
         tags=["memory"],
         title="Fresh memory",
@@ -392,6 +392,7 @@ def publish_into(selection, followed, publisher):
 
 FOLLOWED_FEEDS = [
     ("topic-feed", ["distributed"], "?registry=LIT&year_from=2020&tag=memory"),
+    ("unfiled-feed", [], "?year_from=2020"),
     ("registry-feed", ["LIT"], "?year_from=2020"),
     ("tag-feed", ["memory"], "?topic=distributed"),
     ("search-feed", [], "?q=memory&year_from=2020"),
@@ -416,7 +417,9 @@ def test_a_publication_expires_the_cached_feed_of_a_list_it_joins(
 
     with committed():
         label = publish_into(
-            "decisions" if name == "decision-feed" else "documents",
+            {"decision-feed": "decisions", "unfiled-feed": "unfiled"}.get(
+                name, "documents"
+            ),
             followed,
             publisher,
         )
