@@ -1,5 +1,8 @@
-"""Atom feeds of new and revised documents (site-wide and per topic) and of
-each decision log's records.
+"""Atom feeds of new and revised documents (site-wide; of each list a
+reader follows, with its filters: a topic, unfiled, a registry, a tag, a
+venue, a person, a search; of one document) and of each decision log's
+records, with its status filter. Every feed's author is the record's
+editors, so an entry naming no author still has one.
 
 An entry is a published version, so a revision appears as an entry of its own
 and a draft never appears at all; or a notice of a public document's change
@@ -12,28 +15,36 @@ is the document's page, where a reader reads the document as it now stands;
 its summary is plain text, typed as such.
 """
 
+import re
 from datetime import UTC, datetime
+from html import escape, unescape
+from typing import NamedTuple
+from urllib.parse import urljoin
 
 from django.contrib.syndication.views import Feed
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import strip_tags
 from django.utils.xmlutils import SimplerXMLGenerator
 
 from catalogue.addresses import absolute_url
 from catalogue.models import (
     PUBLIC_STATUSES,
     Correction,
+    DecisionImage,
+    DecisionLog,
     DecisionRecord,
     Document,
     DocumentNotice,
     DocumentVersion,
     Person,
-    Topic,
+    Venue,
 )
 from catalogue.text import xml_safe
-from public.views import decision_log
+from public import people, views
+from public.links import decision_files, place_files
 
 ENTRIES = 50
 
@@ -70,9 +81,10 @@ def public_supersedes(prefix="document__"):
     )
 
 
-def newest_notices(topic=None, person=None, document=None):
+def newest_notices(topic=None, person=None, document=None, documents=None):
     """The newest notices of public documents (of ``topic``, whose text
-    names ``person``, or of ``document`` alone), newest first."""
+    names ``person``, of ``document`` alone, or among ``documents``, a
+    selection of public documents), newest first."""
     notices = DocumentNotice.objects.filter(
         document__status__in=PUBLIC_STATUSES
     ).select_related(
@@ -87,6 +99,8 @@ def newest_notices(topic=None, person=None, document=None):
         notices = notices.filter(document__in=by_person(person))
     if document is not None:
         notices = notices.filter(document=document)
+    if documents is not None:
+        notices = notices.filter(document__in=documents.values("pk"))
     return list(notices.order_by("-at", "-pk")[:ENTRIES])
 
 
@@ -147,10 +161,35 @@ class TextSummaryAtomFeed(Atom1Feed):
         super().add_item_elements(handler, {**item, "description": None})
         if item["description"] is not None:
             handler.addQuickElement("summary", item["description"], {"type": "text"})
+        if item.get("content_html"):
+            # HTML as escaped text, its addresses absolute: a reader shows it
+            # away from the page it came from (RFC 4287, section 4.1.3).
+            handler.addQuickElement("content", item["content_html"], {"type": "html"})
 
 
-class DocumentVersionFeed(Feed):
+# Who answers for every feed: RFC 4287 (section 4.1.1) wants an author for
+# each entry, and an entry naming none takes the feed's.
+EDITORS = "The anthology's editors"
+
+
+class EditorsFeed(Feed):
+    """A feed written by the record's editors, identified by its own address
+    (with the query that selects it), as the pages' addresses identify their
+    entries."""
+
     feed_type = TextSummaryAtomFeed
+    author_name = EDITORS
+
+    def author_link(self):
+        return absolute_url(reverse("catalogue:index"))
+
+    def get_feed(self, obj, request):
+        feed = super().get_feed(obj, request)
+        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.get_full_path())
+        return feed
+
+
+class DocumentVersionFeed(EditorsFeed):
     title = "Anthology: new and revised documents"
     subtitle = (
         "Every document version as it is published, and every correction, "
@@ -171,10 +210,13 @@ class DocumentVersionFeed(Feed):
             .prefetch_related(public_supersedes())
         )
 
-    def newest_versions(self, topic=None, person=None, document=None):
+    def newest_versions(self, topic=None, person=None, document=None, documents=None):
         """The newest published versions (of ``topic``'s documents, of the
-        documents whose text names ``person``, or of ``document``)."""
+        documents whose text names ``person``, of ``document``, or of the
+        selection ``documents``)."""
         versions = self.versions()
+        if documents is not None:
+            versions = versions.filter(document__in=documents.values("pk"))
         if document is not None:
             versions = versions.filter(document=document)
         if topic is not None:
@@ -216,12 +258,6 @@ class DocumentVersionFeed(Feed):
             )
         )
 
-    def get_feed(self, obj, request):
-        feed = super().get_feed(obj, request)
-        # The feed's own address identifies it, as the pages' do their entries.
-        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
-        return feed
-
     def item_pubdate(self, entry):
         return published(entry)
 
@@ -233,32 +269,17 @@ class DocumentVersionFeed(Feed):
         return max(filter(None, [entry.published_at, entry.document.withdrawn_at]))
 
     def item_author_name(self, entry):
-        return (
+        authors = (
             entry.document.authors
             if isinstance(entry, DocumentNotice)
             else entry.authors
         )
+        # An entry naming no author takes the feed's: an empty name is none.
+        return authors.strip() or None
 
     def item_categories(self, entry):
         topic = entry.document.topic
         return [topic.name] if topic else ["Unfiled"]
-
-
-class TopicFeed(DocumentVersionFeed):
-    def get_object(self, request, slug):
-        return get_object_or_404(Topic, slug=slug)
-
-    def title(self, topic):
-        return f"Anthology: {topic.name}"
-
-    def subtitle(self, topic):
-        return f"New and revised documents filed under {topic.name}."
-
-    def link(self, topic):
-        return absolute_url(topic.get_absolute_url())
-
-    def items(self, topic):
-        return newest_entries(self.newest_versions(topic), newest_notices(topic))
 
 
 class PersonFeed(DocumentVersionFeed):
@@ -313,47 +334,261 @@ class DocumentFeed(DocumentVersionFeed):
         )
 
 
-class DecisionLogFeed(Feed):
+class Selection(NamedTuple):
+    """What a list's feed follows: its title and subtitle, the address of
+    the page it follows (with the same query), and the public documents
+    that page lists, whatever their order or page."""
+
+    title: str
+    subtitle: str
+    link: str
+    documents: QuerySet
+    # How the versions and notices are narrowed to the selection, when not
+    # by ``documents``: a topic's unfiltered feed reads its own index.
+    narrowed: dict | None = None
+
+
+class SelectionFeed(DocumentVersionFeed):
+    """The versions and notices of the documents a list page shows, with the
+    page's filters as its URL gives them: a reader follows exactly what they
+    see. A filter the page refuses the feed refuses alike (400)."""
+
+    def get_object(self, request, **kwargs):
+        return self.selection(request, **kwargs)
+
+    def selection(self, request, **kwargs):
+        raise NotImplementedError
+
+    def title(self, selection):
+        return selection.title
+
+    def subtitle(self, selection):
+        return selection.subtitle
+
+    def link(self, selection):
+        return selection.link
+
+    def items(self, selection):
+        narrowed = selection.narrowed or {"documents": selection.documents}
+        return newest_entries(
+            self.newest_versions(**narrowed), newest_notices(**narrowed)
+        )
+
+
+def page_address(request, name, **kwargs):
+    """The absolute address of the page ``name`` with the feed's query: the
+    page that shows what the feed follows."""
+    query = request.GET.urlencode()
+    path = reverse(f"catalogue:{name}", kwargs=kwargs)
+    return absolute_url(f"{path}?{query}" if query else path)
+
+
+def titled(view):
+    """A list's feed's title: its page's feed link's, under the site's name."""
+    words = views.filter_words(view.filter)
+    return f"Anthology: {views.feed_title(view.feed_subject(), words)}"
+
+
+class TopicFeed(SelectionFeed):
+    """A topic's documents, with the topic page's filters."""
+
+    def selection(self, request, slug):
+        view = views.TopicDetailView()
+        view.setup(request, slug=slug)
+        documents = view.selection()
+        topic = view.topic
+        return Selection(
+            titled(view),
+            f"New and revised documents filed under {topic.name}.",
+            page_address(request, "topic-detail", slug=slug),
+            documents,
+            None if views.filter_words(view.filter) else {"topic": topic},
+        )
+
+
+class UnfiledFeed(SelectionFeed):
+    """The documents filed against no topic, with the page's filters."""
+
+    def selection(self, request):
+        view = views.UnfiledListView()
+        view.setup(request)
+        documents = view.selection()
+        return Selection(
+            titled(view),
+            "New and revised documents filed against no topic.",
+            page_address(request, "unfiled"),
+            documents,
+        )
+
+
+class RegistryFeed(SelectionFeed):
+    """A registry's documents, with the registry page's filters."""
+
+    def selection(self, request, prefix):
+        view = views.RegistryDetailView()
+        view.setup(request, prefix=prefix)
+        documents = view.selection()
+        registry = view.registry
+        return Selection(
+            titled(view),
+            f"New and revised documents of the {registry.name} ({registry.prefix}).",
+            page_address(request, "registry-detail", prefix=prefix),
+            documents,
+        )
+
+
+class TagFeed(SelectionFeed):
+    """The documents with a tag, with the tag page's filters."""
+
+    def selection(self, request, slug):
+        view = views.TagDetailView()
+        view.setup(request, slug=slug)
+        documents = view.selection()
+        tag = view.tag
+        return Selection(
+            titled(view),
+            f"New and revised documents tagged {tag.name}.",
+            page_address(request, "tag-detail", slug=slug),
+            documents,
+        )
+
+
+class VenueFeed(SelectionFeed):
+    """The documents a known venue published."""
+
+    def selection(self, request, slug):
+        venue = get_object_or_404(Venue, slug=slug)
+        return Selection(
+            f"Anthology: {venue.name}",
+            f"New and revised documents published in {venue.name}.",
+            absolute_url(venue.get_absolute_url()),
+            people.venue_documents(venue),
+        )
+
+
+class SearchFeed(SelectionFeed):
+    """The documents a search finds, with its filters: what its results
+    list, page after page. A search of nothing finds nothing, as its page."""
+
+    def selection(self, request):
+        results = views.search_results(request)
+        query = results.query
+        words = views.filter_words(results.filter)
+        # As its page: a search with neither words nor filters lists nothing.
+        searched = bool(query) or any(
+            request.GET.get(name) for name in results.filter.filters
+        )
+        what = f"“{query}”" if query else "documents"
+        return Selection(
+            f"Anthology: {views.feed_title(f'Search for {what}', words)}",
+            f"New and revised documents a search for {what} finds.",
+            page_address(request, "search"),
+            results.filter.qs if searched else Document.objects.none(),
+        )
+
+
+def absolute_addresses(html, base):
+    """Stored HTML with every link and image address absolute, resolved
+    against ``base`` (the page it shows on): a feed reader shows it
+    elsewhere."""
+
+    def absolute(match):
+        url = urljoin(base, unescape(match["url"]))
+        return f'{match["attribute"]}="{escape(url)}"'
+
+    return ADDRESS_RE.sub(absolute, str(html))
+
+
+# The attributes that carry an address in a decision's sanitised HTML,
+# always written with double quotes.
+ADDRESS_RE = re.compile(r'(?P<attribute>\b(?:href|src))="(?P<url>[^"]*)"')
+
+
+class DecisionLogFeed(EditorsFeed):
     """A decision log's records as they are published, and their published
     corrections, newest first: the record's own at /decisions/feed/, a
-    team's at /decisions/<log>/feed/. A record's entry's id is its page; it
-    is updated when the record is. A correction's is the page with the
-    correction's own fragment, as the page lists it."""
-
-    feed_type = TextSummaryAtomFeed
+    team's at /decisions/<log>/feed/, either with the page's status filter
+    (``?status=accepted``). A record's entry's id is its page; it is
+    updated when the record is. Its summary is its status and text as plain
+    text, its content the text's stored HTML as its page shows it. A
+    correction's id is the page with the correction's own fragment, as the
+    page lists it."""
 
     def get_object(self, request, log=None):
-        return decision_log({"log": log} if log else {})
+        view = views.DecisionRecordListView()
+        view.setup(request, **({"log": log} if log else {}))
+        page = (
+            reverse("catalogue:log-decision-list", kwargs={"log": log})
+            if log
+            else reverse("catalogue:decision-list")
+        )
+        query = request.GET.urlencode()
+        return DecisionSelection(
+            log=view.log,
+            status=view.status_label(),
+            link=absolute_url(f"{page}?{query}" if query else page),
+            decisions=view.selection(),
+        )
 
-    def title(self, log):
-        return f"Anthology: decision records of {log.name}"
+    def title(self, selection):
+        status = f" ({selection.status.lower()})" if selection.status else ""
+        return f"Anthology: decision records of {selection.log.name}{status}"
 
-    def subtitle(self, log):
-        return f"The decision records of {log.name}, as they are published."
+    def subtitle(self, selection):
+        return f"The decision records of {selection.log.name}, as they are published."
 
-    def link(self, log):
-        return absolute_url(log.get_absolute_url())
+    def link(self, selection):
+        return selection.link
 
-    def items(self, log):
-        decisions = (
-            DecisionRecord.objects.public()
-            .filter(log=log.pk)
-            .order_by("-published_at", "-pk")[:ENTRIES]
+    def items(self, selection):
+        decisions = list(
+            selection.decisions.select_related("log").order_by("-published_at", "-pk")[
+                :ENTRIES
+            ]
         )
         corrections = (
             Correction.objects.shown()
-            .filter(decision__in=DecisionRecord.objects.public().filter(log=log.pk))
+            .filter(decision__in=selection.decisions.values("pk"))
             .select_related("decision__log")
             .order_by("-published_at", "-pk")[:ENTRIES]
         )
         entries = [*decisions, *corrections]
         entries.sort(key=lambda entry: (entry.published_at, entry.pk), reverse=True)
-        return entries[:ENTRIES]
+        entries = entries[:ENTRIES]
+        self.place(selection.log, [e for e in entries if isinstance(e, DecisionRecord)])
+        return entries
 
-    def get_feed(self, obj, request):
-        feed = super().get_feed(obj, request)
-        feed.feed["feed_url"] = feed.feed["id"] = absolute_url(request.path)
-        return feed
+    def place(self, log, decisions):
+        """Each record's ``feed_html``: its stored HTML with its links to
+        sibling files and its images placed as its page places them, every
+        address absolute. At most two queries for any number of records: the
+        sibling files linked, the images shown."""
+        files = decision_files([d.body for d in decisions], log.pk)
+        images = {}
+        # Only records that show an image ask for their images.
+        showing = [d for d in decisions if "<img" in d.body_html]
+        rows = DecisionImage.objects.filter(decision__in=showing).values_list(
+            "decision_id", "name", "digest"
+        )
+        if not showing:
+            rows = []
+        by_pk = {decision.pk: decision for decision in decisions}
+        for pk, name, digest in rows:
+            decision = by_pk[pk]
+            images.setdefault(pk, {})[name] = (
+                reverse(
+                    decision.url_name("decision-image"),
+                    kwargs={**decision.url_kwargs(), "name": name},
+                )
+                + f"?v={digest[:16]}"
+            )
+        for decision in decisions:
+            placed = place_files(
+                decision.body_html, files=files, images=images.get(decision.pk, {})
+            )
+            decision.feed_html = absolute_addresses(
+                placed, absolute_url(decision.get_absolute_url())
+            )
 
     def item_title(self, entry):
         if isinstance(entry, Correction):
@@ -363,8 +598,13 @@ class DecisionLogFeed(Feed):
     def item_description(self, entry):
         if isinstance(entry, Correction):
             return f"Correction of {entry.published_at:%-d %B %Y}: {entry.sentence()}."
-        status = entry.status_text or entry.get_status_display()
-        return f"{status}. {entry.body}"
+        status = plain_text(entry.status_html) or entry.get_status_display()
+        return f"{status}.\n\n{plain_text(entry.body_html)}".strip()
+
+    def item_extra_kwargs(self, entry):
+        if isinstance(entry, Correction):
+            return {}
+        return {"content_html": entry.feed_html}
 
     def item_link(self, entry):
         decision = entry.decision if isinstance(entry, Correction) else entry
@@ -382,3 +622,26 @@ class DecisionLogFeed(Feed):
         if isinstance(entry, Correction):
             return entry.published_at
         return max(entry.published_at, entry.updated_at)
+
+
+class DecisionSelection(NamedTuple):
+    """What a decision log's feed follows: the log, the status asked for
+    (its label, "" for any), the page's address and the records."""
+
+    log: DecisionLog
+    status: str
+    link: str
+    decisions: QuerySet
+
+
+def plain_text(html):
+    """Stored HTML as the plain text a reader reads: no tags, entities
+    written as their characters, each block (a heading, a paragraph, an item,
+    a row) a paragraph of its own, runs of white space one space."""
+    blocks = BLOCK_END_RE.split(str(html))
+    texts = (" ".join(unescape(strip_tags(block)).split()) for block in blocks)
+    return "\n\n".join(text for text in texts if text)
+
+
+# Where a block of a decision's sanitised HTML ends.
+BLOCK_END_RE = re.compile(r"</(?:h[1-6]|p|li|tr|blockquote|pre)>|<br\s*/?>")

@@ -61,7 +61,14 @@ PAGES = {
     "catalogue:sitemap": lambda kw: [LISTS, DECISIONS],
     "catalogue:sitemap-section": lambda kw: [LISTS, DECISIONS],
     "catalogue:topic-detail": lambda kw: [LISTING, topic_scope(kw["slug"])],
-    "catalogue:topic-feed": lambda kw: [topic_scope(kw["slug"])],
+    # A list's feed follows what its page shows: whatever expires the page
+    # expires its feed.
+    "catalogue:topic-feed": lambda kw: [LISTING, topic_scope(kw["slug"])],
+    "catalogue:unfiled-feed": lambda kw: [LISTS, LISTING],
+    "catalogue:registry-feed": lambda kw: [LISTS, LISTING],
+    "catalogue:tag-feed": lambda kw: [LISTS, LISTING],
+    "catalogue:search-feed": lambda kw: [LISTS],
+    "catalogue:venue-feed": lambda kw: [LISTS],
     # A person's page shows their documents as the lists do, and what the
     # editors' verbs on people change; the venues' only what the lists show.
     "catalogue:people": lambda kw: [LISTS, PEOPLE],
@@ -147,6 +154,14 @@ PARAMETERS = {
     "catalogue:log-decision-list": PAGE | Parameters(text=["status"]),
     "catalogue:sitemap-section": Parameters(numbers=["p"]),
     "catalogue:search-citation": LIST_PARAMETERS | QUERY,
+    # A list's feed reads the page's filters, never its page or sort.
+    "catalogue:search-feed": LIST_PARAMETERS | QUERY,
+    "catalogue:topic-feed": filter_parameters(DocumentFilter),
+    "catalogue:unfiled-feed": filter_parameters(DocumentFilter),
+    "catalogue:registry-feed": filter_parameters(DocumentFilter),
+    "catalogue:tag-feed": filter_parameters(DocumentFilter),
+    "catalogue:decision-feed": Parameters(text=["status"]),
+    "catalogue:log-decision-feed": Parameters(text=["status"]),
     "catalogue:topic-citation": LIST_PARAMETERS,
     "api:document-list": filter_parameters(DocumentFilter, strict=True) | API_PAGES,
     **dict.fromkeys(

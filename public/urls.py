@@ -10,6 +10,7 @@ app_name = "catalogue"
 site = [
     path("", views.IndexView.as_view(), name="index"),
     path("search/", views.search_view, name="search"),
+    path("search/feed/", feeds.SearchFeed(), name="search-feed"),
     path("statistics/", views.StatisticsView.as_view(), name="statistics"),
     path(
         "search/cite.<citation_format:fmt>",
@@ -35,14 +36,17 @@ lists = [
     path("topics/<slug:slug>/", views.TopicDetailView.as_view(), name="topic-detail"),
     path("topics/<slug:slug>/feed/", feeds.TopicFeed(), name="topic-feed"),
     path("unfiled/", views.UnfiledListView.as_view(), name="unfiled"),
+    path("unfiled/feed/", feeds.UnfiledFeed(), name="unfiled-feed"),
     path("registries/", views.RegistryListView.as_view(), name="registry-list"),
     path(
         "registries/<str:prefix>/",
         views.RegistryDetailView.as_view(),
         name="registry-detail",
     ),
+    path("registries/<str:prefix>/feed/", feeds.RegistryFeed(), name="registry-feed"),
     path("tags/", views.TagListView.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetailView.as_view(), name="tag-detail"),
+    path("tags/<slug:slug>/feed/", feeds.TagFeed(), name="tag-feed"),
 ]
 
 # The people the record names and the venues it knows, each with their
@@ -57,6 +61,7 @@ people = [
     path("people/<slug:slug>/feed/", feeds.PersonFeed(), name="person-feed"),
     path("venues/", views.VenueListView.as_view(), name="venue-list"),
     path("venues/<slug:slug>/", views.VenueDetailView.as_view(), name="venue-detail"),
+    path("venues/<slug:slug>/feed/", feeds.VenueFeed(), name="venue-feed"),
 ]
 
 # A decision log's pages: the record's own at /decisions/, a team's at

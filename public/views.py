@@ -5,6 +5,7 @@ import datetime
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
+from urllib.parse import urlencode
 
 from django.core.exceptions import BadRequest
 from django.db.models import Exists, OuterRef, Prefetch, Q
@@ -20,7 +21,11 @@ from django.utils.text import Truncator
 from django.views.generic import DetailView, ListView, TemplateView
 
 from catalogue.addresses import absolute_url
-from catalogue.filters import ColumnOrderingFilter, DocumentTableFilter
+from catalogue.filters import (
+    ColumnOrderingFilter,
+    DocumentFilter,
+    DocumentTableFilter,
+)
 from catalogue.models import (
     OWN_LOG,
     Authorship,
@@ -145,6 +150,8 @@ class DocumentListView(ListView):
     context_object_name = "documents"
     paginate_by = ROWS_PER_PAGE
     hidden_filters = []
+    # The URL name of the list's feed, which follows what it shows.
+    feed_name = None
     # Lists that mix topics show each row's topic.
     topic_column = False
 
@@ -152,9 +159,17 @@ class DocumentListView(ListView):
         return Document.objects.public()
 
     def get_queryset(self):
-        self.filter = DocumentTableFilter(
-            self.request.GET or None, queryset=row_values(self.base_queryset())
-        )
+        return self.filtered(row_values(self.base_queryset()), DocumentTableFilter)
+
+    def selection(self):
+        """The public documents the list shows, whatever their order or page:
+        what the list's feed follows."""
+        return self.filtered(self.base_queryset(), DocumentFilter)
+
+    def filtered(self, queryset, filterset):
+        """``queryset`` narrowed by the list's filters as the URL gives them;
+        filters it cannot read are a 400 that names them."""
+        self.filter = filterset(self.request.GET or None, queryset=queryset)
         for name in self.hidden_filters:
             del self.filter.filters[name]
         if self.filter.is_bound and not self.filter.is_valid():
@@ -179,6 +194,13 @@ class DocumentListView(ListView):
             self.request.GET.get(name) for name in self.filter.filters if name != SORT
         )
         context["filter_query"] = filter_query(self.request)
+        if self.feed_name:
+            context["feed_url"] = feed_address(
+                self.feed_name, self.kwargs, context["filter_query"]
+            )
+            context["feed_title"] = feed_title(
+                self.feed_subject(), filter_words(self.filter)
+            )
         sort = self.filter.form.cleaned_data[SORT] if self.filter.is_bound else None
         context["sort"] = sort[0] if sort else ""
         context["sorting"] = sort_headers(self.request, context["sort"])
@@ -195,6 +217,47 @@ class DocumentListView(ListView):
     def unfiltered_count(self):
         """How many documents the list holds before its filters."""
         return self.base_queryset().count()
+
+    def feed_subject(self):
+        """What the list's feed is named after."""
+        raise NotImplementedError
+
+
+def feed_address(name, kwargs, query):
+    """The address of the feed ``name`` of a page, with the page's filters."""
+    path = reverse(f"catalogue:{name}", kwargs=kwargs)
+    return f"{path}?{query}" if query else path
+
+
+def feed_title(subject, words=""):
+    """A feed's title as its page's ``<link>`` gives it."""
+    return subject + (f" ({words})" if words else "")
+
+
+def filter_words(filterset):
+    """What a list's filters keep, in words: "LIT, active, 2019–2023, tagged
+    memory" ("" when they keep every document)."""
+    if not filterset.is_bound or not filterset.is_valid():
+        return ""
+    chosen = filterset.form.cleaned_data
+    words = []
+    if chosen.get("registry"):
+        words.append(chosen["registry"].prefix)
+    topic = chosen.get("topic")
+    if topic:
+        words.append("unfiled" if topic == "unfiled" else topic.name)
+    if chosen.get("status"):
+        words.append(Document.Status(chosen["status"]).label.lower())
+    first, last = chosen.get("year_from"), chosen.get("year_to")
+    if first and last:
+        words.append(f"{first}–{last}")
+    elif first:
+        words.append(f"from {first}")
+    elif last:
+        words.append(f"to {last}")
+    if chosen.get("tag"):
+        words.append("tagged " + ", ".join(tag.name for tag in chosen["tag"]))
+    return ", ".join(words)
 
 
 class FiledListView(DocumentListView):
@@ -225,10 +288,14 @@ class TopicDetailView(FiledListView):
     """
 
     template_name = "catalogue/topic_detail.html"
+    feed_name = "topic-feed"
 
     @cached_property
     def topic(self):
         return get_object_or_404(Topic, slug=self.kwargs["slug"])
+
+    def feed_subject(self):
+        return self.topic.name
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -250,6 +317,10 @@ class UnfiledListView(FiledListView):
     """
 
     template_name = "catalogue/unfiled_list.html"
+    feed_name = "unfiled-feed"
+
+    def feed_subject(self):
+        return "Unfiled documents"
 
 
 class RegistryDetailView(DocumentListView):
@@ -262,6 +333,10 @@ class RegistryDetailView(DocumentListView):
     template_name = "catalogue/registry_detail.html"
     hidden_filters = ["registry"]
     topic_column = True
+    feed_name = "registry-feed"
+
+    def feed_subject(self):
+        return f"{self.registry.name} ({self.registry.prefix})"
 
     @cached_property
     def registry(self):
@@ -286,6 +361,10 @@ class TagDetailView(DocumentListView):
     template_name = "catalogue/tag_detail.html"
     hidden_filters = ["tag"]
     topic_column = True
+    feed_name = "tag-feed"
+
+    def feed_subject(self):
+        return f"Tagged “{self.tag.name}”"
 
     @cached_property
     def tag(self):
@@ -490,6 +569,8 @@ class VenueDetailView(DetailView):
         return super().get_context_data(
             total=total,
             years=years,
+            feed_url=reverse("catalogue:venue-feed", args=[self.object.slug]),
+            feed_title=feed_title(self.object.name),
             groups=people.grouped_rows(
                 rows,
                 {year: (str(year), "", n) for year, n in years},
@@ -736,7 +817,9 @@ class DecisionRecordListView(ListView):
             raise BadRequest(f"No status {chosen!r}.")
         return chosen
 
-    def get_queryset(self):
+    def selection(self):
+        """The log's public records of the status asked for: what the page
+        lists and its feed follows."""
         decisions = DecisionRecord.objects.public().filter(log=self.log.pk)
         chosen = self.chosen
         if chosen == "none":
@@ -745,7 +828,21 @@ class DecisionRecordListView(ListView):
             decisions = decisions.filter(status=chosen)
         elif chosen:
             decisions = decisions.filter(status="", status_text=chosen)
-        return decisions.prefetch_related(
+        return decisions
+
+    def status_label(self):
+        """The status asked for, as the filter names it ("" for any)."""
+        if not self.chosen:
+            return ""
+        if self.chosen == "none" or self.chosen in DecisionRecord.Status.values:
+            return DecisionRecord.Status(
+                "" if self.chosen == "none" else self.chosen
+            ).label
+        # A status kept as written was found among the log's, as it is named.
+        return self.stated[self.chosen]
+
+    def get_queryset(self):
+        return self.selection().prefetch_related(
             Prefetch(
                 "inverse_relations",
                 DecisionRelation.objects.filter(
@@ -770,8 +867,16 @@ class DecisionRecordListView(ListView):
             .filter(decisions__published_at__isnull=False)
             .distinct()
         )
+        feed = "log-decision-feed" if "log" in self.kwargs else "decision-feed"
+        status = self.status_label()
         context = super().get_context_data(
             log=self.log,
+            feed_url=feed_address(
+                feed,
+                self.kwargs,
+                urlencode({"status": self.chosen}) if self.chosen else "",
+            ),
+            feed_title=feed_title(f"{self.log.name}: decision records", status.lower()),
             logs=[log for log in logs if log.pk != self.log.pk],
             statuses=[
                 (value, label, value == self.chosen) for value, label in offered.items()
@@ -981,7 +1086,7 @@ def filter_query(request):
     return query.urlencode()
 
 
-def _search_results(request):
+def search_results(request):
     query = request.GET.get("q", "").strip()
     if len(query) > search.MAX_QUERY_LENGTH:
         raise BadRequest(f"A search is at most {search.MAX_QUERY_LENGTH} characters.")
@@ -1008,22 +1113,29 @@ def search_view(request):
     named = search.entry_named(query)
     if named is not None:
         return redirect(named)
-    results = _search_results(request)
+    results = search_results(request)
     found = search.people_named(query)
     # A bare search for a person's name is a way to their page; one with
     # filters asks for documents.
     if found.person is not None and set(request.GET) == {"q"}:
         return redirect(found.person)
+    context = results.context(request)
+    if context["searched"]:
+        what = f"“{results.query}”" if results.query else "documents"
+        context["feed_url"] = feed_address("search-feed", {}, filter_query(request))
+        context["feed_title"] = feed_title(
+            f"Search for {what}", filter_words(results.filter)
+        )
     return render(
         request,
         "catalogue/search.html",
-        {**results.context(request), "people": found.listed, "more_people": found.more},
+        {**context, "people": found.listed, "more_people": found.more},
     )
 
 
 def search_citation(request, fmt):
     """The documents a search finds, as BibTeX, RIS or CSL-JSON."""
-    results = _search_results(request)
+    results = search_results(request)
     page = request.GET.get("page", "1")
     return filtered_citation_response(results.filter, fmt, "search", page)
 

@@ -129,6 +129,16 @@ def public_pages():
         ("search by year", reverse("catalogue:search") + "?year_from=2000", 5),
         ("feed", reverse("catalogue:feed"), 3),
         ("topic feed", reverse("catalogue:topic-feed", args=["busy"]), 4),
+        # A list's feed: what its page names (the topic, the registry, the
+        # tag), then the versions of its selection with what they
+        # supersede, and its notices.
+        ("filtered topic feed", "/topics/busy/feed/?year_from=2000", 4),
+        ("unfiled feed", "/unfiled/feed/?year_from=2000", 3),
+        ("registry feed", "/registries/LIT/feed/?year_from=2000", 4),
+        ("tag feed", "/tags/tag-1/feed/", 4),
+        ("search feed", reverse("catalogue:search-feed") + "?q=builds", 3),
+        # The log, its records of the status, their published corrections.
+        ("decision feed of a status", "/decisions/feed/?status=accepted", 3),
         # A count per section, the people's and the venues' included.
         ("sitemap", reverse("catalogue:sitemap"), 9),
         ("sitemap of documents", "/sitemap-documents.xml", 2),
@@ -217,6 +227,9 @@ def people_pages():
         # The venue; its documents by year; the page of them; their names'
         # targets.
         ("venue", "/venues/osdi/", 5),
+        # The venue, its documents' versions with what they supersede, and
+        # their notices.
+        ("venue feed", "/venues/osdi/feed/", 4),
         # A document naming three people: its positions with them, one query.
         ("document", "/LIT-005/", 11),
         ("version", "/LIT-005/v2/", 10),

@@ -30,6 +30,7 @@ from catalogue.models import (
     Person,
     Registry,
     Topic,
+    Venue,
 )
 from pagecache import fragments, generations
 from tests.factories import (
@@ -94,6 +95,8 @@ def record(publisher):
         "topic": topic,
         "team": team,
         "person": Person.objects.public().get(name__family="Chen"),
+        "tag": Tag.objects.get(name="memory"),
+        "venue": Venue.objects.get(name="OSDI"),
     }
 
 
@@ -142,6 +145,11 @@ def feeds(record):
     return [
         reverse("catalogue:feed"),
         reverse("catalogue:topic-feed", args=[record["topic"].slug]),
+        reverse("catalogue:topic-feed", args=[record["topic"].slug])
+        + "?year_from=1000",
+        reverse("catalogue:registry-feed", args=["LIT"]),
+        reverse("catalogue:tag-feed", args=[record["tag"].slug]),
+        reverse("catalogue:venue-feed", args=[record["venue"].slug]),
         reverse("catalogue:person-feed", args=[record["person"].slug]),
         reverse(
             "catalogue:document-feed",
