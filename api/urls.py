@@ -29,6 +29,7 @@ urlpatterns = [
     ),
     path("tags/", views.TagList.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetail.as_view(), name="tag-detail"),
+    path("removed/", views.RemovedList.as_view(), name="removed-list"),
     path("people/", views.PersonList.as_view(), name="person-list"),
     path("people/<slug:slug>/", views.PersonDetail.as_view(), name="person-detail"),
     path("decision-logs/", views.DecisionLogList.as_view(), name="decision-log-list"),

@@ -22,7 +22,7 @@ from rest_framework import generics, status
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from api import problems, serializers
+from api import problems, serializers, sync
 from api.pagination import RecordCursorPagination
 from catalogue.filters import DecisionRecordFilter, DocumentFilter
 from catalogue.models import (
@@ -84,6 +84,37 @@ class RecordView:
     page cache keeps the others."""
 
     pagination_class = RecordCursorPagination
+    # The field of a list's rows that is their modification time, for a
+    # sync (``modified_since``); None where the list takes none.
+    modified_field = None
+
+    @property
+    def sync_parameter(self):
+        """The OpenAPI description of the sync's parameter, where it is taken."""
+        if self.modified_field is None:
+            return None
+        return sync.parameter(
+            sync.SINCE,
+            "Only the rows modified at or after this time, in (modification "
+            "time, id) order, until the time the sync's first page was asked "
+            "(`until`), the next sync's `modified_since`.",
+            required=False,
+        )
+
+    @property
+    def syncing(self):
+        return (
+            self.modified_field is not None
+            and sync.SINCE in self.request.query_params
+        )
+
+    @property
+    def paginator(self):
+        if not self.syncing:
+            return super().paginator
+        if not hasattr(self, "_sync_paginator"):
+            self._sync_paginator = sync.SyncPagination(self.modified_field)
+        return self._sync_paginator
 
     def initial(self, request, *args, **kwargs):
         check_parameters(request, *self.parameters())
@@ -97,6 +128,8 @@ class RecordView:
         filters = filterset.base_filters if filterset is not None else {}
         paging = self.pagination_class
         taken = {paging.cursor_query_param, paging.page_size_query_param, *filters}
+        if self.modified_field is not None:
+            taken.add(sync.SINCE)
         repeatable = [
             name
             for name, filter_ in filters.items()
@@ -163,6 +196,7 @@ class DocumentList(RecordView, generics.ListAPIView):
     serializer_class = serializers.DocumentSerializer
     filter_backends = [RecordFilterBackend]
     filterset_class = DocumentFilter
+    modified_field = "updated_at"
 
     def get_queryset(self):
         drafts = sees_drafts(self.request, Document)
@@ -218,7 +252,17 @@ class TopicView(RecordView):
 
 
 class TopicList(TopicView, generics.ListAPIView):
-    """Every topic, with its count of public documents."""
+    """Every topic, with its count of public documents. A sync's topics
+    (``modified_since``) are those whose own fields changed: a document's
+    filing changes the document."""
+
+    modified_field = "modified_at"
+
+    def get_queryset(self):
+        topics = super().get_queryset()
+        if self.syncing:
+            topics = topics.annotate(modified_at=sync.topic_modified_at())
+        return topics
 
 
 class TopicDetail(TopicView, generics.RetrieveAPIView):
@@ -398,6 +442,7 @@ class DecisionRecordList(RecordView, generics.ListAPIView):
     serializer_class = serializers.DecisionRecordSerializer
     filter_backends = [RecordFilterBackend]
     filterset_class = DecisionRecordFilter
+    modified_field = "updated_at"
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -449,6 +494,35 @@ class DecisionRecordTwinDetail(DecisionRecordDetail):
     """A second (third, …) file of one number in a decision log."""
 
 
+class RemovedList(RecordView, generics.ListAPIView):
+    """What readers could see and since ``since`` no longer can, or see
+    withdrawn: documents withdrawn (and not reinstated since), topics
+    deleted, published decision records deleted; oldest first."""
+
+    serializer_class = serializers.RemovedSerializer
+
+    @property
+    def paginator(self):
+        if not hasattr(self, "_removed_paginator"):
+            self._removed_paginator = sync.RemovedPagination()
+        return self._removed_paginator
+
+    sync_parameter = sync.parameter(
+        "since",
+        "What left readers' view at or after this time, until the time the "
+        "first page was asked (`until`), the next call's `since`.",
+        required=True,
+    )
+
+    def parameters(self):
+        return {"since", "cursor", "page_size"}, ()
+
+    def get_queryset(self):
+        # The rows come from the withdrawn documents and the audit trail's
+        # deletions, read by the paginator: a page is one query a kind.
+        return Document.objects.none()
+
+
 ROOT = {
     "documents": "document-list",
     "topics": "topic-list",
@@ -456,6 +530,7 @@ ROOT = {
     "tags": "tag-list",
     "people": "person-list",
     "decision_logs": "decision-log-list",
+    "removed": "removed-list",
     "schema": "schema",
     "docs": "docs",
 }
