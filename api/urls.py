@@ -1,5 +1,4 @@
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import views
 
@@ -7,12 +6,8 @@ app_name = "api"
 
 urlpatterns = [
     path("", views.api_root, name="root"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path(
-        "docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="api:schema"),
-        name="docs",
-    ),
+    path("schema/", views.SchemaView.as_view(), name="schema"),
+    path("docs/", views.docs, name="docs"),
     path("documents/", views.DocumentList.as_view(), name="document-list"),
     path(
         "documents/<identifier:identifier>/",

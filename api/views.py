@@ -8,7 +8,8 @@ the admin also sees its drafts, in the document and decision record views.
 import django_filters
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Value
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -18,12 +19,14 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import generics, status
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from api import problems, serializers, sync
+from api import problems, reference, serializers, sync
 from api.pagination import RecordCursorPagination
+from api.renderers import RecordJSONRenderer
 from catalogue.filters import DecisionRecordFilter, DocumentFilter
 from catalogue.models import (
     PUBLIC_STATUSES,
@@ -104,8 +107,7 @@ class RecordView:
     @property
     def syncing(self):
         return (
-            self.modified_field is not None
-            and sync.SINCE in self.request.query_params
+            self.modified_field is not None and sync.SINCE in self.request.query_params
         )
 
     @property
@@ -544,6 +546,49 @@ def api_root(request):
     """Where each of the API's lists, its description and its docs are."""
     check_parameters(request, ())
     return Response({key: serializers.api_url(name) for key, name in ROOT.items()})
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI description, in YAML or, given ``format=json``, JSON. It
+    takes no other parameter, and refuses as every address of the API does:
+    a problem, in JSON, whatever format was asked."""
+
+    def initial(self, request, *args, **kwargs):
+        check_parameters(request, {"format"})
+        formats = sorted({renderer.format for renderer in self.renderer_classes})
+        asked = request.query_params.get("format")
+        if asked is not None and asked not in formats:
+            raise problems.refused(
+                "format", f"Give one of {', '.join(formats)}, not {asked!r}."
+            )
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if response.status_code >= 400:
+            request.accepted_renderer = RecordJSONRenderer()
+            request.accepted_media_type = problems.CONTENT_TYPE
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+def docs(request):
+    """The API's reference: every operation of its OpenAPI description, with
+    its parameters, their bounds and its answers, in the site's frame.
+    Template: ``api/docs.html``. Context: ``info``, ``operations`` and the
+    description's addresses, ``schema_json`` and ``schema_yaml``."""
+    if request.GET:
+        name = next(iter(request.GET))
+        return problems.response_of(
+            problems.parameter_body({name: [f"This address takes no {name!r}."]})
+        )
+    description = reference.api_description()
+    schema = reverse("api:schema")
+    context = {
+        "info": description["info"],
+        "operations": reference.operations(description),
+        "schema_json": f"{schema}?format=json",
+        "schema_yaml": schema,
+    }
+    return render(request, "api/docs.html", context)
 
 
 def not_found(request):

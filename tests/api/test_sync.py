@@ -94,9 +94,7 @@ def test_a_second_sync_sees_exactly_one_publication_revision_and_withdrawal(
     ]
     # Nothing changed since the second sync.
     assert walk(client, "/api/documents/", second_until)[0] == []
-    assert client.get("/api/removed/", {"since": second_until}).json()[
-        "results"
-    ] == []
+    assert client.get("/api/removed/", {"since": second_until}).json()["results"] == []
 
 
 def test_a_sync_page_costs_the_same_queries_at_any_depth(
@@ -140,7 +138,7 @@ def test_a_row_changed_during_a_sync_is_neither_repeated_nor_skipped(
     # The next sync gives both, as they are now.
     again, _, _ = walk(client, "/api/documents/", body["until"])
     assert sorted(again) == sorted([already.identifier, later[-1].identifier])
-    assert sorted(seen + [later[-1].identifier]) == sorted(
+    assert sorted([*seen, later[-1].identifier]) == sorted(
         d.identifier for d in Document.objects.public()
     )
 
@@ -149,9 +147,7 @@ def test_topics_and_decision_records_sync_by_their_changes(
     client, public_record, publisher
 ):
     _, until, _ = walk(client, "/api/topics/", EPOCH)
-    _, decisions_until, _ = walk(
-        client, "/api/decision-logs/anthology/records/", EPOCH
-    )
+    _, decisions_until, _ = walk(client, "/api/decision-logs/anthology/records/", EPOCH)
     topic = public_record["topic"]
     topic.scope = "parallelism and sharding"
     actions.filing.save(obj=topic, user=UserFactory(is_superuser=True))

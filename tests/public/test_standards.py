@@ -12,9 +12,9 @@ from lxml import etree
 
 import actions.documents
 import actions.people
+from actions import previews
 from catalogue.models import Document, Person, Topic
 from catalogue.references import write_references
-from actions import previews
 from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
 from tests.nu import nu_errors
 
@@ -134,6 +134,7 @@ ERROR_TEMPLATES = {
     "500.html": {},
     "503.html": {},
 }
+
 
 def preview_page(client):
     """A preview link's page of a draft's text, as its holder opens it."""
