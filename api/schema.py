@@ -53,7 +53,9 @@ ERRORS = {
     ),
     "401": ("An Authorization header naming no usable API token.", PROBLEM),
     "404": ("Nothing at this address that the request may see.", PROBLEM),
+    "405": ("A method other than GET, HEAD or OPTIONS.", PROBLEM),
     "406": ("An Accept header that JSON does not satisfy.", PROBLEM),
+    "413": ("A request body over the site's limit.", PROBLEM),
     "429": ("Over the rate limit; Retry-After says when to ask again.", PROBLEM),
 }
 

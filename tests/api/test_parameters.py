@@ -287,3 +287,19 @@ def test_the_description_states_every_parameters_bounds(client):
     ]
 
     assert unbounded == []
+
+
+def test_every_operation_states_each_client_error_as_a_problem(client):
+    description = client.get("/api/schema/?format=json").json()
+    answered = {"400", "401", "404", "405", "406", "413", "429"}
+
+    unstated = [
+        (path, status)
+        for path, methods in description["paths"].items()
+        for operation in methods.values()
+        for status in sorted(answered)
+        if "application/problem+json"
+        not in operation["responses"].get(status, {}).get("content", {})
+    ]
+
+    assert unstated == []

@@ -157,9 +157,7 @@ def test_topics_and_decision_records_sync_by_their_changes(
     # An edit of a published record is held as its pending revision.
     held = DecisionRecord.objects.get(number=26)
     held.title = "Not yet decided again"
-    assert actions.decisions.save_decision(
-        decision=held, user=publisher, supersedes=[]
-    )
+    assert actions.decisions.save_decision(decision=held, user=publisher, supersedes=[])
 
     assert walk(client, "/api/topics/", until)[0] == ["distributed"]
     assert walk(client, "/api/decision-logs/anthology/records/", decisions_until)[
