@@ -15,7 +15,12 @@ import actions.people
 from actions import previews
 from catalogue.models import Document, Person, Topic
 from catalogue.references import write_references
-from tests.factories import DecisionRecordFactory, DocumentFactory, UserFactory
+from tests.factories import (
+    DecisionLogFactory,
+    DecisionRecordFactory,
+    DocumentFactory,
+    UserFactory,
+)
 from tests.nu import nu_errors
 
 pytestmark = pytest.mark.django_db
@@ -136,11 +141,30 @@ ERROR_TEMPLATES = {
 }
 
 
-def preview_page(client):
-    """A preview link's page of a draft's text, as its holder opens it."""
+def preview_pages(client):
+    """A preview link's page of a draft's text as its holder opens it, and
+    the page of a link since revoked."""
+    publisher = UserFactory(publisher=True)
     draft = DocumentFactory(number=950, draft=True, title="A draft, previewed")
-    link = previews.make_link(document=draft, user=UserFactory(publisher=True))
-    return client.get(link.get_absolute_url())
+    link = previews.make_link(document=draft, user=publisher)
+    revoked = previews.make_link(document=draft, user=publisher)
+    previews.revoke_link(link=revoked, user=publisher)
+    shown = client.get(link.get_absolute_url())
+    gone = client.get(revoked.get_absolute_url())
+    assert (shown.status_code, gone.status_code) == (200, 410)
+    return {"preview": shown.content, "revoked preview": gone.content}
+
+
+def team_log_pages(client):
+    """A team's decision log, its record, and a second file of one number."""
+    log = DecisionLogFactory(name="Platform team", prefix="PLAT")
+    DecisionRecordFactory(log=log, number=1, title="Use Postgres", body="Yes.")
+    own = DecisionRecordFactory(number=26, twin=2, title="A second file")
+    paths = ["/decisions/platform-team/", "/decisions/platform-team/PLAT-001/"]
+    paths.append(f"/decisions/{own.identifier}/2/")
+    pages = {path: client.get(path) for path in paths}
+    assert [page.status_code for page in pages.values()] == [200] * 3
+    return {path: page.content for path, page in pages.items()}
 
 
 @pytest.mark.java
@@ -151,7 +175,8 @@ def test_the_nu_html_checker_finds_no_error_on_any_page_type(client, record, tmp
         response = client.get(path)
         assert response.status_code == status, path
         pages[path] = response.content
-    pages["preview"] = preview_page(client).content
+    pages.update(preview_pages(client))
+    pages.update(team_log_pages(client))
     for name, context in ERROR_TEMPLATES.items():
         pages[name] = render_to_string(name, context).encode()
 
