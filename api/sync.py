@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from urllib import parse
 
 from auditlog.models import LogEntry
+from django.db import connection
 from django.db.models import DateTimeField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -128,6 +129,27 @@ def read_cursor(encoded):
     return until, key
 
 
+def sync_end():
+    """Where a sync starting now ends: now, or, on PostgreSQL, the start of
+    the oldest transaction still open on the record's database if earlier.
+    A row is stamped as it is saved but shows once its transaction commits:
+    one stamped before a sync's end and committed after its pages were read
+    would be in neither this sync nor the next. A transaction open now
+    stamps its rows at or after its start, so they are all in the next."""
+    now = timezone.now()
+    if connection.vendor != "postgresql":
+        # SQLite runs one writing transaction at a time, each short.
+        return now
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT min(xact_start) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND xact_start IS NOT NULL"
+        )
+        (oldest,) = cursor.fetchone()
+    return now if oldest is None else min(now, oldest)
+
+
 def after(field, key):
     """Rows strictly after ``key`` (time, id) in (``field``, id) order."""
     at, pk = key
@@ -149,7 +171,7 @@ class SyncPagination(BasePagination):
         size = DEFAULT_PAGE_SIZE if size is None else read_page_size(size)
         encoded = params.get(CURSOR)
         if encoded is None:
-            self.until, key = timezone.now(), None
+            self.until, key = sync_end(), None
         else:
             self.until, key = read_cursor(encoded)
             if key is not None and len(key) != 2:
@@ -308,7 +330,7 @@ class RemovedPagination(SyncPagination):
         size = DEFAULT_PAGE_SIZE if size is None else read_page_size(size)
         encoded = params.get(CURSOR)
         if encoded is None:
-            self.until, key = timezone.now(), None
+            self.until, key = sync_end(), None
         else:
             self.until, key = read_cursor(encoded)
             if key is not None and len(key) != 3:

@@ -6,7 +6,9 @@ changed while a client walks them is neither shown twice nor skipped."""
 
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
+from django.db import connection
 
 import actions.decisions
 import actions.documents
@@ -67,7 +69,9 @@ def test_a_second_sync_sees_exactly_one_publication_revision_and_withdrawal(
         document=pending, user=publisher, changes={"title": "Not yet"}
     )
 
-    with django_assert_num_queries(3):
+    # The documents, their tags, their author positions; on PostgreSQL first
+    # the sync's end, by the transactions still open.
+    with django_assert_num_queries(3 + (connection.vendor == "postgresql")):
         first = client.get(
             "/api/documents/", {"modified_since": until, "page_size": 1}, follow=True
         )
@@ -220,3 +224,30 @@ def test_a_sync_cursor_is_read_only_as_written(client, public_record):
     # A sync's cursor read by a list that is not syncing.
     plain = first["next"].replace("modified_since=1970-01-01T00%3A00%3A00Z&", "")
     assert_problem(client.get(plain, follow=True), 400, "cursor")
+
+
+@pytest.mark.database(
+    "postgresql", reason="PostgreSQL runs several writing transactions at once"
+)
+def test_a_sync_ends_before_a_transaction_still_open(client, public_record):
+    """A row stamped inside a transaction open as a sync starts is shown only
+    once committed: the sync ends at that transaction's start, so the next
+    sync has the row."""
+    settings = connection.settings_dict
+    with psycopg.connect(
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+    ) as other:
+        other.execute("SELECT 1")  # Its transaction opens, and stays open.
+        (started,) = other.execute(
+            "SELECT xact_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).fetchone()
+
+        body = client.get(
+            "/api/documents/", {"modified_since": EPOCH}, follow=True
+        ).json()
+
+    assert body["until"] == started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
