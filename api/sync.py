@@ -164,9 +164,13 @@ class SyncPagination(BasePagination):
     def __init__(self, field):
         self.field = field
 
-    def paginate_queryset(self, queryset, request, view=None):
+    since_parameter = SINCE
+    key_length = 2
+
+    def read_window(self, request):
+        """``(since, size, key)`` the request asks for, the sync's end in
+        ``until``: its page size and cursor are read first, then its time."""
         params = request.query_params
-        since = read_time(SINCE, params[SINCE])
         size = params.get(PAGE_SIZE)
         size = DEFAULT_PAGE_SIZE if size is None else read_page_size(size)
         encoded = params.get(CURSOR)
@@ -174,8 +178,15 @@ class SyncPagination(BasePagination):
             self.until, key = sync_end(), None
         else:
             self.until, key = read_cursor(encoded)
-            if key is not None and len(key) != 2:
+            if key is not None and len(key) != self.key_length:
                 raise refused(CURSOR, f"Not {SYNC_CURSOR_RULE}: another list's.")
+        name = self.since_parameter
+        if name not in params:
+            raise refused(name, f"Required: give {RFC3339_RULE}.")
+        return read_time(name, params[name]), size, key
+
+    def paginate_queryset(self, queryset, request, view=None):
+        since, size, key = self.read_window(request)
         rows = queryset.filter(
             **{f"{self.field}__gte": since, f"{self.field}__lt": self.until}
         )
@@ -321,23 +332,14 @@ class RemovedPagination(SyncPagination):
     """The pages of what left readers' view: from ``since`` until the time
     the first page was asked, in (time, kind, id) order."""
 
+    since_parameter = "since"
+    key_length = 3
+
     def __init__(self):
         super().__init__(field=None)
 
     def paginate_queryset(self, queryset, request, view=None):
-        params = request.query_params
-        size = params.get(PAGE_SIZE)
-        size = DEFAULT_PAGE_SIZE if size is None else read_page_size(size)
-        encoded = params.get(CURSOR)
-        if encoded is None:
-            self.until, key = sync_end(), None
-        else:
-            self.until, key = read_cursor(encoded)
-            if key is not None and len(key) != 3:
-                raise refused(CURSOR, f"Not {SYNC_CURSOR_RULE}: another list's.")
-        if "since" not in params:
-            raise refused("since", f"Required: give {RFC3339_RULE}.")
-        since = read_time("since", params["since"])
+        since, size, key = self.read_window(request)
         found = removed_rows(since, self.until, key, size)
         self.next_key = None
         if len(found) > size:
