@@ -131,10 +131,24 @@ class RecordCursorPagination(CursorPagination):
             else:
                 parameter["schema"] = {
                     "type": "string",
-                    "pattern": "^[A-Za-z0-9+/]+={0,2}$",
+                    "pattern": "^[A-Za-z0-9+/_-]+={0,2}$",
                     "minLength": 4,
+                    "maxLength": 200,
                 }
+        since = getattr(view, "sync_parameter", None)
+        if since is not None:
+            parameters.append(since)
         return parameters
+
+    def get_paginated_response_schema(self, schema):
+        response = super().get_paginated_response_schema(schema)
+        response["properties"]["until"] = {
+            "type": "string",
+            "format": "date-time",
+            "description": "A sync's end (its pages alone): the rows are those "
+            "modified before it; the next sync starts from it.",
+        }
+        return response
 
     def get_paginated_response(self, data):
         response = super().get_paginated_response(data)

@@ -478,3 +478,24 @@ class DecisionRecordDetailSerializer(DecisionRecordSerializer):
             }
             for kind, other in self.context["relations"]
         ]
+
+
+class RemovedSerializer(serializers.Serializer):
+    """Something readers could see and no longer can, or see withdrawn."""
+
+    kind = serializers.ChoiceField(
+        choices=["document", "topic", "decision_record"],
+        help_text="What it was: a document, a topic or a decision record.",
+    )
+    change = serializers.ChoiceField(
+        choices=["withdrawn", "deleted"],
+        help_text="A document is withdrawn (its address stays); a topic or a "
+        "decision record is deleted.",
+    )
+    identifier = serializers.CharField(
+        help_text="LIT-004, a topic's slug, or ADR-026 (in ``log``)."
+    )
+    log = serializers.CharField(
+        required=False, help_text="A decision record's log, by its slug."
+    )
+    at = serializers.DateTimeField(help_text="When it was withdrawn or deleted.")

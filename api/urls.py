@@ -1,5 +1,4 @@
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import views
 
@@ -7,12 +6,8 @@ app_name = "api"
 
 urlpatterns = [
     path("", views.api_root, name="root"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path(
-        "docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="api:schema"),
-        name="docs",
-    ),
+    path("schema/", views.SchemaView.as_view(), name="schema"),
+    path("docs/", views.docs, name="docs"),
     path("documents/", views.DocumentList.as_view(), name="document-list"),
     path(
         "documents/<identifier:identifier>/",
@@ -29,6 +24,7 @@ urlpatterns = [
     ),
     path("tags/", views.TagList.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetail.as_view(), name="tag-detail"),
+    path("removed/", views.RemovedList.as_view(), name="removed-list"),
     path("people/", views.PersonList.as_view(), name="person-list"),
     path("people/<slug:slug>/", views.PersonDetail.as_view(), name="person-detail"),
     path("decision-logs/", views.DecisionLogList.as_view(), name="decision-log-list"),

@@ -8,7 +8,8 @@ the admin also sees its drafts, in the document and decision record views.
 import django_filters
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Value
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -18,12 +19,14 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import generics, status
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from api import problems, serializers
+from api import problems, reference, serializers, sync
 from api.pagination import RecordCursorPagination
+from api.renderers import RecordJSONRenderer
 from catalogue.filters import DecisionRecordFilter, DocumentFilter
 from catalogue.models import (
     PUBLIC_STATUSES,
@@ -84,6 +87,36 @@ class RecordView:
     page cache keeps the others."""
 
     pagination_class = RecordCursorPagination
+    # The field of a list's rows that is their modification time, for a
+    # sync (``modified_since``); None where the list takes none.
+    modified_field = None
+
+    @property
+    def sync_parameter(self):
+        """The OpenAPI description of the sync's parameter, where it is taken."""
+        if self.modified_field is None:
+            return None
+        return sync.parameter(
+            sync.SINCE,
+            "Only the rows modified at or after this time, in (modification "
+            "time, id) order, until the time the sync's first page was asked "
+            "(`until`), the next sync's `modified_since`.",
+            required=False,
+        )
+
+    @property
+    def syncing(self):
+        return (
+            self.modified_field is not None and sync.SINCE in self.request.query_params
+        )
+
+    @property
+    def paginator(self):
+        if not self.syncing:
+            return super().paginator
+        if not hasattr(self, "_sync_paginator"):
+            self._sync_paginator = sync.SyncPagination(self.modified_field)
+        return self._sync_paginator
 
     def initial(self, request, *args, **kwargs):
         check_parameters(request, *self.parameters())
@@ -97,6 +130,8 @@ class RecordView:
         filters = filterset.base_filters if filterset is not None else {}
         paging = self.pagination_class
         taken = {paging.cursor_query_param, paging.page_size_query_param, *filters}
+        if self.modified_field is not None:
+            taken.add(sync.SINCE)
         repeatable = [
             name
             for name, filter_ in filters.items()
@@ -163,6 +198,7 @@ class DocumentList(RecordView, generics.ListAPIView):
     serializer_class = serializers.DocumentSerializer
     filter_backends = [RecordFilterBackend]
     filterset_class = DocumentFilter
+    modified_field = "updated_at"
 
     def get_queryset(self):
         drafts = sees_drafts(self.request, Document)
@@ -218,7 +254,17 @@ class TopicView(RecordView):
 
 
 class TopicList(TopicView, generics.ListAPIView):
-    """Every topic, with its count of public documents."""
+    """Every topic, with its count of public documents. A sync's topics
+    (``modified_since``) are those whose own fields changed: a document's
+    filing changes the document."""
+
+    modified_field = "modified_at"
+
+    def get_queryset(self):
+        topics = super().get_queryset()
+        if self.syncing:
+            topics = topics.annotate(modified_at=sync.topic_modified_at())
+        return topics
 
 
 class TopicDetail(TopicView, generics.RetrieveAPIView):
@@ -398,6 +444,7 @@ class DecisionRecordList(RecordView, generics.ListAPIView):
     serializer_class = serializers.DecisionRecordSerializer
     filter_backends = [RecordFilterBackend]
     filterset_class = DecisionRecordFilter
+    modified_field = "updated_at"
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -449,6 +496,35 @@ class DecisionRecordTwinDetail(DecisionRecordDetail):
     """A second (third, …) file of one number in a decision log."""
 
 
+class RemovedList(RecordView, generics.ListAPIView):
+    """What readers could see and since ``since`` no longer can, or see
+    withdrawn: documents withdrawn (and not reinstated since), topics
+    deleted, published decision records deleted; oldest first."""
+
+    serializer_class = serializers.RemovedSerializer
+
+    @property
+    def paginator(self):
+        if not hasattr(self, "_removed_paginator"):
+            self._removed_paginator = sync.RemovedPagination()
+        return self._removed_paginator
+
+    sync_parameter = sync.parameter(
+        "since",
+        "What left readers' view at or after this time, until the time the "
+        "first page was asked (`until`), the next call's `since`.",
+        required=True,
+    )
+
+    def parameters(self):
+        return {"since", "cursor", "page_size"}, ()
+
+    def get_queryset(self):
+        # The rows come from the withdrawn documents and the audit trail's
+        # deletions, read by the paginator: a page is one query a kind.
+        return Document.objects.none()
+
+
 ROOT = {
     "documents": "document-list",
     "topics": "topic-list",
@@ -456,6 +532,7 @@ ROOT = {
     "tags": "tag-list",
     "people": "person-list",
     "decision_logs": "decision-log-list",
+    "removed": "removed-list",
     "schema": "schema",
     "docs": "docs",
 }
@@ -469,6 +546,49 @@ def api_root(request):
     """Where each of the API's lists, its description and its docs are."""
     check_parameters(request, ())
     return Response({key: serializers.api_url(name) for key, name in ROOT.items()})
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI description, in YAML or, given ``format=json``, JSON. It
+    takes no other parameter, and refuses as every address of the API does:
+    a problem, in JSON, whatever format was asked."""
+
+    def initial(self, request, *args, **kwargs):
+        check_parameters(request, {"format"})
+        formats = sorted({renderer.format for renderer in self.renderer_classes})
+        asked = request.query_params.get("format")
+        if asked is not None and asked not in formats:
+            raise problems.refused(
+                "format", f"Give one of {', '.join(formats)}, not {asked!r}."
+            )
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if response.status_code >= 400:
+            request.accepted_renderer = RecordJSONRenderer()
+            request.accepted_media_type = problems.CONTENT_TYPE
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+def docs(request):
+    """The API's reference: every operation of its OpenAPI description, with
+    its parameters, their bounds and its answers, in the site's frame.
+    Template: ``api/docs.html``. Context: ``info``, ``operations`` and the
+    description's addresses, ``schema_json`` and ``schema_yaml``."""
+    if request.GET:
+        name = next(iter(request.GET))
+        return problems.response_of(
+            problems.parameter_body({name: [f"This address takes no {name!r}."]})
+        )
+    description = reference.api_description()
+    schema = reverse("api:schema")
+    context = {
+        "info": description["info"],
+        "operations": reference.operations(description),
+        "schema_json": f"{schema}?format=json",
+        "schema_yaml": schema,
+    }
+    return render(request, "api/docs.html", context)
 
 
 def not_found(request):

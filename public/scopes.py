@@ -138,6 +138,8 @@ TABLE_PARAMETERS = filter_parameters(DocumentTableFilter) | PAGE
 QUERY = Parameters(text=["q"])
 # The API's lists page by cursor, and refuse what they cannot read.
 API_PAGES = Parameters(text=["cursor"], numbers=["page_size"], strict=True)
+# A list a client syncs takes the time of its last sync.
+SYNCED = Parameters(text=["modified_since"], strict=True)
 PARAMETERS = {
     "catalogue:search": LIST_PARAMETERS | QUERY,
     "catalogue:unfiled": TABLE_PARAMETERS,
@@ -163,10 +165,13 @@ PARAMETERS = {
     "catalogue:decision-feed": Parameters(text=["status"]),
     "catalogue:log-decision-feed": Parameters(text=["status"]),
     "catalogue:topic-citation": LIST_PARAMETERS,
-    "api:document-list": filter_parameters(DocumentFilter, strict=True) | API_PAGES,
+    "api:document-list": filter_parameters(DocumentFilter, strict=True)
+    | API_PAGES
+    | SYNCED,
+    "api:topic-list": API_PAGES | SYNCED,
+    "api:removed-list": API_PAGES | Parameters(text=["since"], strict=True),
     **dict.fromkeys(
         [
-            "api:topic-list",
             "api:registry-list",
             "api:tag-list",
             "api:person-list",
@@ -175,7 +180,8 @@ PARAMETERS = {
         API_PAGES,
     ),
     "api:decision-record-list": filter_parameters(DecisionRecordFilter, strict=True)
-    | API_PAGES,
+    | API_PAGES
+    | SYNCED,
 }
 # Every other cached page reads no parameter; the API's refuse any.
 NONE = Parameters()

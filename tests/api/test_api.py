@@ -32,6 +32,7 @@ def test_the_root_names_every_list(client):
         "tags": "http://testserver/api/tags/",
         "people": "http://testserver/api/people/",
         "decision_logs": "http://testserver/api/decision-logs/",
+        "removed": "http://testserver/api/removed/",
         "schema": "http://testserver/api/schema/",
         "docs": "http://testserver/api/docs/",
     }

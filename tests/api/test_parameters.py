@@ -234,3 +234,72 @@ def test_every_operation_refuses_every_bad_parameter_with_a_problem(
                         assert_problem(response, 400, name)
                 checked += 1
     assert checked > 16 * len(BAD_VALUES)
+
+
+def test_the_description_and_the_reference_refuse_what_they_do_not_take(
+    client, public_record
+):
+    assert_problem(client.get("/api/schema/?lang=fr"), 400, "lang")
+    assert_problem(client.get("/api/schema/?format=xml"), 400, "format")
+    assert_problem(client.get("/api/docs/?script="), 400, "script")
+    assert client.get("/api/schema/?format=json").status_code == 200
+
+
+def test_an_accept_the_description_cannot_satisfy_is_a_problem_in_json(
+    client, public_record
+):
+    problem = assert_problem(
+        client.get("/api/schema/", HTTP_ACCEPT="application/xml"), 406
+    )
+    assert problem["title"] == "Not Acceptable"
+    assert_problem(client.get("/api/documents/", HTTP_ACCEPT="application/xml"), 406)
+    assert_problem(client.get("/api/", HTTP_ACCEPT="application/xml"), 406)
+
+
+def test_a_nul_in_a_path_under_the_api_is_a_problem_in_json(client, public_record):
+    assert_problem(client.get("/api/documents/LIT-0%0004/"), 400)
+    assert_problem(client.get("/api/documents%00/"), 400)
+
+
+def stated_bounds(schema):
+    """What ``schema`` bounds a value by: a range, a length, a form or a list
+    of values."""
+    if schema.get("type") == "array":
+        return stated_bounds(schema["items"])
+    if schema.get("type") == "integer":
+        return {"minimum", "maximum"} <= set(schema)
+    return (
+        "enum" in schema
+        or "pattern" in schema
+        or {"minLength", "maxLength"} <= set(schema)
+    )
+
+
+def test_the_description_states_every_parameters_bounds(client):
+    description = client.get("/api/schema/?format=json").json()
+
+    unbounded = [
+        (path, parameter["name"])
+        for path, methods in description["paths"].items()
+        for operation in methods.values()
+        for parameter in operation.get("parameters", [])
+        if not stated_bounds(parameter["schema"])
+    ]
+
+    assert unbounded == []
+
+
+def test_every_operation_states_each_client_error_as_a_problem(client):
+    description = client.get("/api/schema/?format=json").json()
+    answered = {"400", "401", "404", "405", "406", "413", "429"}
+
+    unstated = [
+        (path, status)
+        for path, methods in description["paths"].items()
+        for operation in methods.values()
+        for status in sorted(answered)
+        if "application/problem+json"
+        not in operation["responses"].get(status, {}).get("content", {})
+    ]
+
+    assert unstated == []

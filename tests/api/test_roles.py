@@ -40,6 +40,7 @@ decision-record      decision-logs/anthology/records/ADR-026/    200 200 200 200
 decision-record      decision-logs/anthology/records/ADR-030/    404 404 200 200 200
 decision-record-twin decision-logs/anthology/records/ADR-026/2/  200 200 200 200 200
 problem-type         problems/invalid-parameter/                 200 200 200 200 200
+removed-list         removed/?since=2000-01-01T00:00:00Z         200 200 200 200 200
 """
 
 

@@ -4,6 +4,7 @@ server error and as the description says (status, content type, body)."""
 
 import pytest
 import schemathesis
+from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given
@@ -11,6 +12,7 @@ from hypothesis import settings as examples
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from anthology.wsgi import application
+from tests.html import soup_of
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +56,7 @@ def test_every_operation_answers_as_described(api_schema):
         answers_as_described()
         checked.append(operation.path)
 
-    assert len(checked) == 16
+    assert len(checked) == 17
 
 
 def test_the_description_is_openapi_3_1(client):
@@ -71,8 +73,28 @@ def test_the_description_is_openapi_3_1(client):
     }
 
 
-def test_the_docs_page_loads_its_files_from_the_site(client):
-    page = client.get("/api/docs/").content.decode()
+def test_the_reference_page_states_every_operation_and_parameter_bound(client):
+    description = client.get("/api/schema/?format=json").json()
 
-    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
-    assert "cdn" not in page
+    page = soup_of(client.get("/api/docs/"))
+
+    assert page.html["lang"] == "en-GB"
+    operations = {section.h2.get_text(): section for section in page.select("section")}
+    assert set(operations) == {f"GET {path}" for path in description["paths"]}
+    documents = operations["GET /api/documents/"]
+    rows = {
+        row.th.get_text(): [cell.get_text() for cell in row.find_all("td")]
+        for row in documents.select("tbody tr")
+    }
+    maximum = settings.API_MAX_PAGE_SIZE
+    assert rows["page_size"][:3] == [
+        "query",
+        "integer",
+        f"at least 1; at most {maximum}",
+    ]
+    assert rows["modified_since"][2].endswith("date-time")
+    assert "400" in documents.dl.get_text()
+    # It runs no script: its one is the page's structured data.
+    assert [script["type"] for script in page.find_all("script")] == [
+        "application/ld+json"
+    ]

