@@ -83,6 +83,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: a HEAD answer carries no body, whoever wrote one.
     "anthology.http.HeadMiddleware",
+    # What is public to read is readable from other origins (CORS_URLS_REGEX),
+    # on every answer, a cached page's, a 304 and the API's problems too; a
+    # preflight is answered here, before anything below reads the database.
+    "anthology.http.ReadingCorsMiddleware",
     # Every client error under /api/ is a problem (RFC 9457),
     # whichever layer answered it.
     "api.problems.ProblemMiddleware",
@@ -91,10 +95,6 @@ MIDDLEWARE = [
     "anthology.edge.TrustedProxyMiddleware",
     "anthology.edge.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # What is public to read is readable from other origins (CORS_URLS_REGEX),
-    # on every answer, a cached page's too; a preflight is answered here,
-    # before anything below reads the database.
-    "anthology.http.ReadingCorsMiddleware",
     # Static files, hashed and compressed, before anything touches the session.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # A NUL in the path or the query string is refused before any lookup.

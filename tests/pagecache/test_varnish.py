@@ -373,3 +373,31 @@ def test_slow_clients_wait_in_varnish_not_in_the_sites_workers(varnished):
             connection.close()
 
     assert "<html" in page
+
+
+def test_a_kept_page_carries_the_cross_origin_headers_for_any_origin(varnished):
+    topic = TopicFactory(name="Distributed optimisation", slug="distributed")
+    DocumentFactory(topic=topic, number=4, published=True)
+    front = varnished["front"]
+
+    def read(path, origin=None):
+        request = urllib.request.Request(front + path)
+        if origin:
+            request.add_header("Origin", origin)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+            return response.headers
+
+    for path in ["/topics/distributed/feed/", "/LIT-004/cite.json"]:
+        first = read(path, "https://one.example.net")
+        second = read(path, "https://two.example.org")
+        same_origin = read(path)
+
+        assert first["Access-Control-Allow-Origin"] == "*"
+        assert first["X-Cache"] == "MISS"
+        # Another origin is served the same kept copy, headers and all.
+        assert second["X-Cache"] == "HIT"
+        assert second["Access-Control-Allow-Origin"] == "*"
+        assert second["Access-Control-Expose-Headers"] == "ETag, Link, Retry-After"
+        assert "Access-Control-Allow-Credentials" not in second
+        assert "Access-Control-Allow-Origin" not in same_origin

@@ -74,6 +74,17 @@ def test_public_reading_is_open_to_every_origin(client, public_record, path, met
     assert "origin" in response["Vary"].lower()
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/api/documents/LIT-999/", "/api/documents/?page_size=x", "/LIT-999/cite.json"],
+)
+def test_a_client_error_is_readable_from_another_origin(client, public_record, path):
+    response = client.get(path, headers=ORIGIN)
+
+    assert 400 <= response.status_code < 500
+    assert cross_origin_headers(response) == READING
+
+
 @pytest.mark.parametrize("path", ["/topics/distributed/feed/", "/LIT-004/cite.json"])
 def test_a_cached_answer_carries_the_cross_origin_headers(
     client, public_record, path, django_assert_num_queries
