@@ -142,14 +142,15 @@ def _page_key(request):
     # refuses a host the site does not answer to, before the cache is read.
     # The scheme counts: under HTTPS a plain request is redirected.
     # The version names what a stored page holds: a page kept by an older
-    # release (without its headers) is never served by this one.
+    # release (without its headers, or with an ETag shared by its gzip and
+    # plain copies) is never served by this one.
     # A page is kept gzip-compressed for the readers whose browsers accept it
     # and as it is for the others: two entries.
     request.get_host()
     origin = urlsplit(settings.SITE_URL)
     url = f"{request.scheme}://{origin.netloc.lower()}{request.get_full_path()}"
     encoding = _encoding(request)
-    return f"page:v2:{encoding}:" + hashlib.sha256(url.encode()).hexdigest()
+    return f"page:v3:{encoding}:" + hashlib.sha256(url.encode()).hexdigest()
 
 
 def _encoding(request):
