@@ -52,6 +52,7 @@ TYPES = {
     "Python path": str,
     "log level": str,
     "address": str,
+    "domain name": str,
 }
 
 
@@ -607,6 +608,20 @@ VARIABLES: list[Variable] = [
         "text",
         "The anthology",
         "The repository's name harvesters show (`Identify`).",
+        OAI,
+    ),
+    Variable(
+        "OAI_REPOSITORY_IDENTIFIER",
+        "domain name",
+        "anthology.invalid",
+        "The repository identifier of the record's OAI identifiers "
+        "(`oai:<it>:LIT-004`), shown in `Identify`: a domain name the operator "
+        "owns (`anthology.example.org`), letters, digits and hyphens in parts "
+        "joined by dots, each part beginning with a letter (the "
+        "oai-identifier guidelines). It names every record, so set it once: "
+        "changing it renames every record for harvesters, and a change of "
+        "`SITE_URL` does not. The default (`.invalid` is reserved) is only for "
+        "development: `check --deploy` warns of it.",
         OAI,
     ),
     Variable(

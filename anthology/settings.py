@@ -30,6 +30,7 @@ DEBUG = env.read("DEBUG")
 ALLOWED_HOSTS = env.read("ALLOWED_HOSTS")
 SITE_URL = env.read("SITE_URL").rstrip("/")
 OAI_REPOSITORY_NAME = env.read("OAI_REPOSITORY_NAME")
+OAI_REPOSITORY_IDENTIFIER = env.read("OAI_REPOSITORY_IDENTIFIER")
 OAI_ADMIN_EMAIL = env.read(
     "OAI_ADMIN_EMAIL", default=f"anthology@{urlsplit(SITE_URL).hostname}"
 )
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.forms",
     "django_filters",
+    "corsheaders",
     "import_export",
     "taggit",
     "auditlog",
@@ -80,7 +82,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: every client error under /api/ is a problem (RFC 9457),
+    # Outermost: a HEAD answer carries no body, whoever wrote one.
+    "anthology.http.HeadMiddleware",
+    # What is public to read is readable from other origins (CORS_URLS_REGEX),
+    # on every answer, a cached page's, a 304 and the API's problems too; a
+    # preflight is answered here, before anything below reads the database.
+    "anthology.http.ReadingCorsMiddleware",
+    # Every client error under /api/ is a problem (RFC 9457),
     # whichever layer answered it.
     "api.problems.ProblemMiddleware",
     # Before anything reads a header a client may forge or a body: only the
@@ -122,6 +130,23 @@ MIDDLEWARE = [
     # After authentication, as django-axes asks: it answers a locked-out login.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Cross-origin reading (django-cors-headers): the API, OAI-PMH, the feeds
+# and the citation downloads, from any origin, never with credentials
+# (anthology.http.ReadingCorsMiddleware also leaves out any request that
+# carries a session or a token). Only reading methods, and only the headers
+# a reader's script asks with: no Authorization, so a browser never sends a
+# token across origins. The admin and every other page stay same-origin.
+CORS_URLS_REGEX = r"^/(?:api/|oai/$|(?:.*/)?feed/$|(?:.*/)?cite\.(?:bib|ris|json)$)"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["accept", "accept-language", "if-none-match", "if-modified-since"]
+# Besides the headers every response shows scripts: the validators a
+# script's conditional request needs, the API's pages (Link) and a rate
+# limit's wait (Retry-After).
+CORS_EXPOSE_HEADERS = ["ETag", "Link", "Retry-After"]
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 AUTHENTICATION_BACKENDS = [
     # Counts failed logins and refuses a locked-out one before any password

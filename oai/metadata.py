@@ -56,8 +56,11 @@ def _person(author):
 
 
 def dublin_core(document, facts):
-    """``document`` as oai_dc: the cited work, with the editors' summary as
-    its description and the document's page as its identifier."""
+    """``document`` as oai_dc: the cited work, with the document's page as its
+    identifier. No description: the editors' summary is the anthology's
+    reading of the work, not its abstract (the citation exports' rule), and
+    harvesters read a description as the abstract; the record holds none
+    from the source."""
     root = _root(f"{{{OAI_DC}}}dc", OAI_DC, OAI_DC_FORMAT.schema)
     _add(root, f"{{{DC}}}title", document.title)
     authors, _complete = document.known_authors
@@ -65,7 +68,6 @@ def dublin_core(document, facts):
         _add(root, f"{{{DC}}}creator", _person(author))
     for subject in facts.subjects:
         _add(root, f"{{{DC}}}subject", subject)
-    _add(root, f"{{{DC}}}description", document.summary_with_citation)
     _add(root, f"{{{DC}}}date", _date(document))
     _add(root, f"{{{DC}}}type", "Text")
     if document.publication_type:
@@ -95,7 +97,17 @@ def mods(document, facts):
         _add(root, f"{m}genre", document.get_publication_type_display())
     origin = _add(root, f"{m}originInfo")
     _add(origin, f"{m}dateIssued", _date(document), encoding="w3cdtf", keyDate="yes")
-    _add(root, f"{m}abstract", document.summary)
+    # The editors' summary is the anthology's reading of the work, not its
+    # abstract: a note labelled as the anthology's, as the citation exports
+    # write it (BibTeX's annote, CSL-JSON's annote).
+    if document.summary:
+        _add(
+            root,
+            f"{m}note",
+            f"Anthology summary ({facts.label}): "
+            + " ".join(document.summary.split("\n")),
+            displayLabel="Anthology summary",
+        )
     _add(root, f"{m}note", document.citation.render(), type="preferred citation")
     for subject in facts.subjects:
         _add(_add(root, f"{m}subject"), f"{m}topic", subject)

@@ -38,8 +38,21 @@ VERBS = {
     ),
 }
 
-# The protocol's pattern of a set's name (setSpecType of OAI-PMH.xsd).
+# The protocol's pattern of a set's name (setSpecType of OAI-PMH.xsd) and of
+# a metadata prefix (metadataPrefixType).
 SET_SPEC_RE = re.compile(r"[A-Za-z0-9\-_.!~*'()]+(:[A-Za-z0-9\-_.!~*'()]+)*")
+METADATA_PREFIX_RE = re.compile(r"[A-Za-z0-9\-_.!~*'()]+")
+# A URI reference (RFC 3986) with no authority: its characters, each escape
+# two hex digits, one fragment at most. An identifier is an xs:anyURI; the
+# record's own (oai:anthology.example.org:LIT-004) have this shape.
+URI_PART = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
+URI_RE = re.compile(rf"{URI_PART}(?:#{URI_PART})?")
+URI_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+# A repository identifier: a domain name whose every part begins with a letter
+# (repositoryIdentifierType of oai-identifier.xsd).
+REPOSITORY_IDENTIFIER_RE = re.compile(
+    r"[A-Za-z][A-Za-z0-9\-]*(\.[A-Za-z][A-Za-z0-9\-]*)+"
+)
 DAY_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 SECOND_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 DATESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -88,6 +101,7 @@ def read_request(query):
             )
         arguments[argument] = values[0]
     _check_arguments(name, VERBS[name], arguments)
+    _check_values(arguments)
     return name, arguments
 
 
@@ -128,6 +142,44 @@ def _check_arguments(name, verb, arguments):
         raise OAIError(
             "badArgument", f"{name} needs the argument {', '.join(missing)}."
         )
+
+
+def _check_values(arguments):
+    """Refuse (badArgument) a value the answer could not echo: the protocol's
+    schema types each argument of the request element, and a value not of
+    its type (``metadataPrefix=bad prefix``, ``from=yesterday``) is a
+    malformed request, answered with the base URL alone. A well-formed value
+    the repository does not know (``metadataPrefix=marc21``) is another
+    error, and is echoed."""
+    if "metadataPrefix" in arguments:
+        prefix = arguments["metadataPrefix"]
+        if not METADATA_PREFIX_RE.fullmatch(prefix):
+            raise OAIError(
+                "badArgument",
+                f"metadataPrefix={prefix!r} is not a metadata prefix: letters, "
+                "digits and - _ . ! ~ * ' ( ), at least one.",
+            )
+    if "set" in arguments:
+        check_set_spec(arguments["set"])
+    if "identifier" in arguments and not is_uri(arguments["identifier"]):
+        raise OAIError(
+            "badArgument",
+            f"identifier={arguments['identifier']!r} is not a URI; the records' "
+            "identifiers read oai:<repository>:LIT-004.",
+        )
+    read_bounds(arguments)
+
+
+def is_uri(text):
+    """Whether ``text`` is a URI reference without an authority (URI_RE), its
+    scheme, if it names one, a scheme's letters."""
+    if not text or not URI_RE.fullmatch(text) or text.startswith("//"):
+        return False
+    head = re.split(r"[/?#]", text, maxsplit=1)[0]
+    if ":" not in head:
+        return True
+    scheme, rest = text.split(":", 1)
+    return bool(URI_SCHEME_RE.fullmatch(scheme)) and not rest.startswith("//")
 
 
 # Datestamps
@@ -204,7 +256,11 @@ def _after(text, moment, step):
 
 def check_set_spec(spec):
     if not SET_SPEC_RE.fullmatch(spec):
-        raise OAIError("badArgument", f"set={spec!r} is not a set's name.")
+        raise OAIError(
+            "badArgument",
+            f"set={spec!r} is not a set's name: letters, digits and - _ . ! ~ * ' "
+            "( ), in parts joined by colons.",
+        )
 
 
 # Resumption tokens

@@ -2,10 +2,9 @@
 walks them: the queries of the endpoint, a fixed number a page."""
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db.models import F, Min, Q
+from django.db.models import F, Q
 from taggit.models import TaggedItem
 
 from catalogue.addresses import absolute_url
@@ -23,20 +22,17 @@ REGISTRY_SETS = "registry"
 TOPIC_SETS = "topic"
 
 
-def repository_host():
-    """The host the record's OAI identifiers name: SITE_URL's, without port."""
-    return urlsplit(settings.SITE_URL).hostname
-
-
 def oai_identifier(identifier):
-    """``oai:anthology.example.org:LIT-004``, the record of LIT-004."""
-    return f"oai:{repository_host()}:{identifier}"
+    """``oai:anthology.example.org:LIT-004``, the record of LIT-004: under the
+    repository identifier the operator set, so a record keeps its name when
+    the site's address changes."""
+    return f"oai:{settings.OAI_REPOSITORY_IDENTIFIER}:{identifier}"
 
 
 def read_oai_identifier(text):
     """The document identifier an OAI identifier names; OAIError
     (idDoesNotExist) for one this repository never issues."""
-    head = f"oai:{repository_host()}:"
+    head = f"oai:{settings.OAI_REPOSITORY_IDENTIFIER}:"
     try:
         if not text.startswith(head):
             raise ValueError(text)
@@ -55,8 +51,9 @@ def records():
     return Document.objects.public()
 
 
-def earliest_datestamp():
-    return records().aggregate(earliest=Min("updated_at"))["earliest"]
+def earliest():
+    """The record changed longest ago (its registry with it), or None."""
+    return records().select_related("registry").order_by("updated_at", "pk").first()
 
 
 def find(identifier, *, orcids=False):

@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from catalogue.addresses import absolute_url
+from catalogue.identifiers import Identifier
 from catalogue.text import unsafe_character, xml_safe
 from oai import records
 from oai.metadata import DC, FORMATS, NAMESPACES, OAI_DC, OAI_DC_FORMAT, XSI
@@ -28,11 +29,14 @@ from oai.protocol import (
 
 OAI = "http://www.openarchives.org/OAI/2.0/"
 OAI_SCHEMA = "http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"
+OAI_IDENTIFIER = "http://www.openarchives.org/OAI/2.0/oai-identifier"
+OAI_IDENTIFIER_SCHEMA = "http://www.openarchives.org/OAI/2.0/oai-identifier.xsd"
 IN_OAI = f"{{{OAI}}}"
 
 for _prefix, _namespace in NAMESPACES.items():
     register_namespace(_prefix, _namespace)
 register_namespace("", OAI)
+register_namespace("oai-identifier", OAI_IDENTIFIER)
 
 
 # The protocol takes its arguments in a GET's query or a form POST's body;
@@ -88,17 +92,43 @@ def _add(parent, tag, text=None, **attributes):
 
 
 def identify(arguments):
-    earliest = records.earliest_datestamp()
+    earliest = records.earliest()
     answer = Element(f"{IN_OAI}Identify")
     _add(answer, "repositoryName", settings.OAI_REPOSITORY_NAME)
     _add(answer, "baseURL", absolute_url(reverse("oai:endpoint")))
     _add(answer, "protocolVersion", "2.0")
     _add(answer, "adminEmail", settings.OAI_ADMIN_EMAIL)
     # With no record yet, the earliest a record could come.
-    _add(answer, "earliestDatestamp", datestamp(earliest or datetime.now(UTC)))
+    _add(
+        answer,
+        "earliestDatestamp",
+        datestamp(earliest.updated_at if earliest else datetime.now(UTC)),
+    )
     _add(answer, "deletedRecord", "persistent")
     _add(answer, "granularity", "YYYY-MM-DDThh:mm:ssZ")
+    _oai_identifier_description(answer, earliest)
     return answer
+
+
+def _oai_identifier_description(answer, earliest):
+    """Identify's description of the records' identifiers, as the
+    oai-identifier guidelines write it: the scheme, the repository
+    identifier, the delimiter and a record's identifier as a sample (the
+    oldest record's, or the first a registry's documents take)."""
+    sample = earliest.identifier if earliest else Identifier("LIT", 1)
+    description = _add(answer, "description")
+    root = SubElement(
+        description,
+        f"{{{OAI_IDENTIFIER}}}oai-identifier",
+        {f"{{{XSI}}}schemaLocation": f"{OAI_IDENTIFIER} {OAI_IDENTIFIER_SCHEMA}"},
+    )
+    for tag, text in [
+        ("scheme", "oai"),
+        ("repositoryIdentifier", settings.OAI_REPOSITORY_IDENTIFIER),
+        ("delimiter", ":"),
+        ("sampleIdentifier", records.oai_identifier(sample)),
+    ]:
+        SubElement(root, f"{{{OAI_IDENTIFIER}}}{tag}").text = text
 
 
 def list_metadata_formats(arguments):

@@ -10,9 +10,14 @@ that only what changes a page makes a cache entry. Everything else here knows
 nothing of what the pages show.
 
 The generations of a page's scopes are also its validators: its ``ETag`` is
-a digest of them and its ``Last-Modified`` the newest of their times, so a
+a digest of them and of the page's encoding (gzip or plain: one ETag a
+representation) and its ``Last-Modified`` the newest of their times, so a
 conditional request is answered ``304`` from the cache alone, with no SQL
-query.
+query. ``If-None-Match`` compares weakly, as RFC 9110 (13.1.2) has it for
+GET and HEAD: ``W/"…"``, which a proxy that compresses sends back, matches
+the page's own ETag. A reader's page the cache does not hold, because it is
+off (no Redis) or out of reach, still gets an ETag, a digest of its content,
+and its 304.
 
 With shared caches in front (``PAGE_CACHE_FRONTENDS``), a cached page also
 gives them a lifetime (``s-maxage``, and ``stale-if-error`` for when the site
@@ -21,6 +26,7 @@ Every other response is ``private``: what the page cache does not vouch for,
 no shared cache keeps.
 """
 
+import gzip
 import hashlib
 import re
 import time
@@ -37,8 +43,12 @@ from django.http import (
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404
 from django.urls import resolve as match_path
-from django.utils.cache import patch_cache_control, patch_vary_headers
-from django.utils.http import parse_http_date_safe, quote_etag
+from django.utils.cache import (
+    get_conditional_response,
+    patch_cache_control,
+    patch_vary_headers,
+)
+from django.utils.http import parse_etags, parse_http_date_safe, quote_etag
 from django.utils.module_loading import import_string
 
 from pagecache import frontends, generations
@@ -132,23 +142,29 @@ def _page_key(request):
     # refuses a host the site does not answer to, before the cache is read.
     # The scheme counts: under HTTPS a plain request is redirected.
     # The version names what a stored page holds: a page kept by an older
-    # release (without its headers) is never served by this one.
+    # release (without its headers, or with an ETag shared by its gzip and
+    # plain copies) is never served by this one.
     # A page is kept gzip-compressed for the readers whose browsers accept it
     # and as it is for the others: two entries.
     request.get_host()
     origin = urlsplit(settings.SITE_URL)
     url = f"{request.scheme}://{origin.netloc.lower()}{request.get_full_path()}"
-    encoding = (
-        "gzip"
-        if ACCEPTS_GZIP_RE.search(request.headers.get("Accept-Encoding", ""))
-        else "identity"
-    )
-    return f"page:v2:{encoding}:" + hashlib.sha256(url.encode()).hexdigest()
+    encoding = _encoding(request)
+    return f"page:v3:{encoding}:" + hashlib.sha256(url.encode()).hexdigest()
 
 
-def _validators(current):
+def _encoding(request):
+    """The representation a reader gets: ``gzip`` or ``identity``."""
+    accepted = request.headers.get("Accept-Encoding", "")
+    return "gzip" if ACCEPTS_GZIP_RE.search(accepted) else "identity"
+
+
+def _validators(current, encoding):
+    """The ETag and Last-Modified of a page under the generations ``current``,
+    in ``encoding``: the gzip and the plain page are two representations, and
+    each has an ETag of its own."""
     digest = hashlib.sha256(
-        "|".join(f"{k}={v}" for k, v in sorted(current.items())).encode()
+        "|".join([*(f"{k}={v}" for k, v in sorted(current.items())), encoding]).encode()
     ).hexdigest()[:32]
     changed_ms = max(generations.changed_at_ms(value) for value in current.values())
     # Last-Modified has whole seconds: it is sent only once the second of the
@@ -167,12 +183,18 @@ def _not_modified(request, etag, last_modified, stored):
             # "Any representation": only a page known to exist has one; a
             # URL of nothing goes on to its 404.
             return stored is not None and stored[1] == 200
-        return etag in {tag.strip() for tag in if_none_match.split(",")}
+        # The weak comparison: W/"x" matches "x".
+        return _opaque(etag) in {_opaque(tag) for tag in parse_etags(if_none_match)}
     since = request.META.get("HTTP_IF_MODIFIED_SINCE")
     if since is None or last_modified is None:
         return False
     since = parse_http_date_safe(since)
     return since is not None and last_modified <= since
+
+
+def _opaque(etag):
+    """An entity tag without its weakness: ``W/"x"`` and ``"x"`` are ``"x"``."""
+    return etag.removeprefix("W/")
 
 
 def _with_validators(response, etag, last_modified, shared_keys=()):
@@ -193,7 +215,8 @@ def _with_validators(response, etag, last_modified, shared_keys=()):
     else:
         # Shared caches may keep it, but must ask again each time (never stale).
         patch_cache_control(response, public=True, no_cache=True)
-    patch_vary_headers(response, ["Cookie"])
+    # The ETag names the encoding too: a 304 varies as the page does.
+    patch_vary_headers(response, ["Cookie", "Accept-Encoding"])
     return response
 
 
@@ -256,7 +279,7 @@ class PageCacheMiddleware:
         response = self.get_response(request)
         if page is None or response.status_code != 200:
             _for_this_reader_only(request, response)
-            return response
+            return _with_content_validators(request, response)
         key, current, etag, last_modified = page
         storable = _storable(request, response)
         # A change that committed while the page was rendered may have been
@@ -301,7 +324,7 @@ class PageCacheMiddleware:
             current, stored = generations.read(scopes, key)
         except generations.CacheUnavailable:
             return None
-        etag, last_modified = _validators(current)
+        etag, last_modified = _validators(current, _encoding(request))
         if _not_modified(request, etag, last_modified, stored):
             return _with_validators(
                 HttpResponseNotModified(), etag, last_modified, current
@@ -311,3 +334,41 @@ class PageCacheMiddleware:
         _, status, content, headers = stored
         response = HttpResponse(content, status=status, headers=headers)
         return _with_last_modified(response, last_modified)
+
+
+def _with_content_validators(request, response):
+    """A reader's page the cache did not answer (it is off, out of reach, or
+    the page is never cached) with an ETag of its content and encoding (one
+    a representation), and its 304 for a matching If-None-Match, compared
+    weakly (Django's ``get_conditional_response``). Someone with a session
+    or credentials gets the page as rendered, and so does an answer no cache
+    may keep (``no-store``: OAI-PMH's, made anew at every request)."""
+    if (
+        request.method not in {"GET", "HEAD"}
+        or response.status_code != 200
+        or response.streaming
+        or not response.content
+        or response.has_header("ETag")
+        or "no-store" in response.get("Cache-Control", "")
+        or has_credentials(request)
+    ):
+        return response
+    response["ETag"] = _content_etag(response)
+    return get_conditional_response(
+        request,
+        etag=response["ETag"],
+        last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+        response=response,
+    )
+
+
+def _content_etag(response):
+    """A digest of the page's text and the name of its encoding. Django's
+    gzip output differs from one compression to the next (random bytes
+    against BREACH), so a compressed page is digested as its text."""
+    content = response.content
+    encoding = response.get("Content-Encoding", "identity")
+    if encoding == "gzip":
+        content = gzip.decompress(content)
+    digest = hashlib.sha256(content).hexdigest()[:32]
+    return quote_etag(f"{digest}-{encoding}")

@@ -118,6 +118,14 @@ sub vcl_recv {
     }
     # A reader's other cookies (a CSRF token) change nothing on a public page.
     unset req.http.Cookie;
+    # What is public to read answers a script from any other origin alike
+    # (Access-Control-Allow-Origin: *, never with credentials), and varies by
+    # Origin only as to whether one is named: every origin shares one kept
+    # copy, and an origin is never a copy of its own. The cross-origin
+    # headers are kept with the page and served from the cache.
+    if (req.http.Origin) {
+        set req.http.Origin = "null";
+    }
     # The site answers in gzip or plain (Vary: Accept-Encoding), and so does
     # Varnish: it keeps one copy of a page for the clients that take gzip and
     # one for those that do not, each as it is sent, rather than unpacking

@@ -12,14 +12,18 @@ NS = {
     "oai_dc": "http://www.openarchives.org/OAI/2.0/oai_dc/",
     "dc": "http://purl.org/dc/elements/1.1/",
     "mods": "http://www.loc.gov/mods/v3",
+    "id": "http://www.openarchives.org/OAI/2.0/oai-identifier",
 }
 
-# One schema holding the protocol's and both formats': an answer's metadata is
-# validated strictly ("##other", processContents="strict"), so each format's
+# One schema holding the protocol's, both formats' and the oai-identifier
+# description's: an answer's metadata and Identify's descriptions are
+# validated strictly ("##other", processContents="strict"), so each one's
 # schema must be known.
 ALL_SCHEMAS = b"""<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
   <xs:import namespace="http://www.openarchives.org/OAI/2.0/"
              schemaLocation="OAI-PMH.xsd"/>
+  <xs:import namespace="http://www.openarchives.org/OAI/2.0/oai-identifier"
+             schemaLocation="oai-identifier.xsd"/>
   <xs:import namespace="http://www.openarchives.org/OAI/2.0/oai_dc/"
              schemaLocation="oai_dc.xsd"/>
   <xs:import namespace="http://www.loc.gov/mods/v3"

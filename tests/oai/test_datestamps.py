@@ -14,7 +14,7 @@ from tests.oai.oai import ask, headers, identifiers
 
 pytestmark = pytest.mark.django_db
 
-HOST = "oai:testserver"
+HOST = "oai:anthology.invalid"
 LONG_AGO = datetime(2020, 1, 1, tzinfo=UTC)
 
 

@@ -16,7 +16,7 @@ from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HOST = "oai:testserver"
+HOST = "oai:anthology.invalid"
 
 
 @pytest.fixture

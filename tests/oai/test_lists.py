@@ -15,7 +15,7 @@ from tests.oai.oai import NS, ask, error_codes, headers, identifiers, token, wal
 
 pytestmark = pytest.mark.django_db
 
-HOST = "oai:testserver"
+HOST = "oai:anthology.invalid"
 
 
 def at(text):

@@ -23,7 +23,7 @@ from tests.oai.oai import NS, ask
 
 pytestmark = pytest.mark.django_db
 
-HOST = "oai:testserver"
+HOST = "oai:anthology.invalid"
 ORCID = "0000-0002-1825-0097"
 
 

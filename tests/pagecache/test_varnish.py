@@ -283,6 +283,7 @@ def test_gzip_and_plain_readers_each_get_a_kept_copy_as_the_site_sent_it(
         for encoding in [browser, "identity"]
     }
     _, site_headers = raw(site, path, "identity")
+    _, site_gzip_headers = raw(site, path, browser)
 
     (_, first), (zipped, kept_zipped) = answers[browser]
     assert (first["X-Cache"], kept_zipped["X-Cache"]) == ("MISS", "HIT")
@@ -291,9 +292,11 @@ def test_gzip_and_plain_readers_each_get_a_kept_copy_as_the_site_sent_it(
     assert (first["X-Cache"], kept_plain["X-Cache"]) == ("MISS", "HIT")
     assert kept_plain["Content-Encoding"] is None
     assert gzip.decompress(zipped) == plain
-    # Varnish weakens the ETag of a copy it unpacks on the way out: both are
-    # the site's own.
-    assert kept_plain["ETag"] == kept_zipped["ETag"] == site_headers["ETag"]
+    # Each kept copy has the ETag the site gave its representation: the
+    # gzip page and the plain one have one each.
+    assert kept_plain["ETag"] == site_headers["ETag"]
+    assert kept_zipped["ETag"] == site_gzip_headers["ETag"]
+    assert kept_plain["ETag"] != kept_zipped["ETag"]
 
     editor = publisher_on(site)
     editor.post(
@@ -373,3 +376,31 @@ def test_slow_clients_wait_in_varnish_not_in_the_sites_workers(varnished):
             connection.close()
 
     assert "<html" in page
+
+
+def test_a_kept_page_carries_the_cross_origin_headers_for_any_origin(varnished):
+    topic = TopicFactory(name="Distributed optimisation", slug="distributed")
+    DocumentFactory(topic=topic, number=4, published=True)
+    front = varnished["front"]
+
+    def read(path, origin=None):
+        request = urllib.request.Request(front + path)
+        if origin:
+            request.add_header("Origin", origin)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+            return response.headers
+
+    for path in ["/topics/distributed/feed/", "/LIT-004/cite.json"]:
+        first = read(path, "https://one.example.net")
+        second = read(path, "https://two.example.org")
+        same_origin = read(path)
+
+        assert first["Access-Control-Allow-Origin"] == "*"
+        assert first["X-Cache"] == "MISS"
+        # Another origin is served the same kept copy, headers and all.
+        assert second["X-Cache"] == "HIT"
+        assert second["Access-Control-Allow-Origin"] == "*"
+        assert second["Access-Control-Expose-Headers"] == "ETag, Link, Retry-After"
+        assert "Access-Control-Allow-Credentials" not in second
+        assert "Access-Control-Allow-Origin" not in same_origin

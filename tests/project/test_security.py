@@ -42,6 +42,7 @@ def test_the_deploy_check_passes_with_production_settings():
         "HTTPS": "1",
         "SECRET_KEY": "x7G" * 20 + "-not-a-development-key",
         "ALLOWED_HOSTS": "anthology.example.org",
+        "OAI_REPOSITORY_IDENTIFIER": "anthology.example.org",
     }
 
     result = subprocess.run(

@@ -69,8 +69,8 @@ STARTS = [
     "/oai/?verb=ListRecords&metadataPrefix=oai_dc",
     "/oai/?verb=ListRecords&metadataPrefix=mods",
     "/oai/?verb=ListRecords&metadataPrefix=mods&set=registry:DRAFT",
-    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-004",
-    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:testserver:LIT-012",
+    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:anthology.invalid:LIT-004",
+    "/oai/?verb=GetRecord&metadataPrefix=mods&identifier=oai:anthology.invalid:LIT-012",
     # The API: its root names every list, each row its detail.
     "/api/",
 ]

@@ -161,7 +161,7 @@ def feeds(record):
 
 
 def oai_requests(record):
-    identifier = f"oai:testserver:{record['document'].identifier}"
+    identifier = f"oai:anthology.invalid:{record['document'].identifier}"
     return [
         {"verb": "Identify"},
         {"verb": "ListSets"},
@@ -233,7 +233,7 @@ def test_an_old_rows_characters_are_written_as_u_fffd_the_rest_as_stored(
         {
             "verb": "GetRecord",
             "metadataPrefix": "oai_dc",
-            "identifier": f"oai:testserver:{record['document'].identifier}",
+            "identifier": f"oai:anthology.invalid:{record['document'].identifier}",
         },
     )
 
@@ -287,11 +287,11 @@ def test_every_oai_answer_to_any_arguments_is_valid(client, record, arguments, v
             {
                 "verb": "GetRecord",
                 "metadataPrefix": "mods",
-                "identifier": "oai:testserver:LIT-001\ufffe",
+                "identifier": "oai:anthology.invalid:LIT-001\ufffe",
             },
             "badArgument",
             "The argument identifier holds a noncharacter (U+FFFE) "
-            "('oai:testserver:LIT-001[U+FFFE]'): no argument may hold one.",
+            "('oai:anthology.invalid:LIT-001[U+FFFE]'): no argument may hold one.",
         ),
         (
             {"verb": "Identify", "\x01": "x"},
