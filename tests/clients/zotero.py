@@ -3,20 +3,18 @@ page's HTML on Node with jsdom (``zotero.js``), from checkouts of
 zotero/translators and zotero/utilities pinned by commit.
 
 CI cannot reach GitHub and the project keeps no copy of Zotero's files, so
-these are the one requirement that skips even under CI: where
-``ZOTERO_TRANSLATORS`` and ``ZOTERO_UTILITIES`` do not name the checkouts,
-``require_checkouts`` skips, naming the commits and how to get them. The
+these are the one requirement that skips even under CI
+(``tests.tools.require_checkout``): where ``ZOTERO_TRANSLATORS`` and
+``ZOTERO_UTILITIES`` do not name the checkouts, the tests that run the
+translators skip, naming the commits and how to get them. The
 rules the translators read are also asserted by a test that always runs
 (tests/formats/test_zotero_rules.py)."""
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.tools import require_node_package
+from tests.tools import require_checkout, require_node_package
 
 HARNESS = Path(__file__).with_name("zotero.js")
 # The commits the page metadata was checked against.
@@ -32,36 +30,14 @@ CHECKOUTS = {
 }
 
 
-def how_to_get(variable):
-    url, commit = CHECKOUTS[variable]
-    return (
-        f"git clone {url} DIR && git -C DIR checkout {commit}, then set {variable}=DIR"
-    )
-
-
 def require_checkouts():
-    """The folders of the two checkouts, each at its pinned commit. Skipped,
-    under CI too, where a variable is unset (CI cannot reach GitHub); a
-    checkout at another commit fails."""
+    """The folders of the two checkouts, each at its pinned commit
+    (``tests.tools.require_checkout``: skipped, under CI too, without them)."""
     require_node_package("jsdom")
-    folders = {}
-    for variable, (_, commit) in CHECKOUTS.items():
-        folder = os.environ.get(variable)
-        if not folder:
-            pytest.skip(
-                f"{variable} is unset: Zotero's translators are read from a "
-                f"checkout at {commit} ({how_to_get(variable)}); the page "
-                "metadata's rules are checked without them"
-            )
-        head = subprocess.run(
-            ["git", "-C", folder, "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        assert head == commit, f"{variable} is at {head}, not {commit}"
-        folders[variable] = folder
-    return folders
+    return {
+        variable: require_checkout(variable, url, commit)
+        for variable, (url, commit) in CHECKOUTS.items()
+    }
 
 
 def translate(translator, url, html):
