@@ -619,12 +619,16 @@ def arxiv_conference_paper(db):
     )
 
 
-def read_as_csl(documents, fmt):
+def read_as_csl(documents, fmt, tmp_path=None):
     """CSL-JSON items as a reader's tool takes ``fmt`` in: CSL-JSON as it is,
-    BibTeX through pandoc."""
+    BibTeX through pandoc, RIS through bibutils (ris2xml, then xml2bib) and
+    pandoc, which has no RIS reader of its own."""
     text = render(documents, fmt)
     if fmt == "json":
         return json.loads(text)
+    if fmt == "ris":
+        mods = bibutils_reads("ris2xml", text, tmp_path)
+        text = run("xml2bib", "-nb", "-o", "utf8", text_input=mods)
     return list(pandoc_reads(text, "bibtex").values())
 
 
@@ -687,6 +691,29 @@ def test_no_engine_prints_others_as_an_author(
     assert goyal["note"] == (
         "Authors: Goyal et al.; the full author list is not recorded."
     )
+
+
+@pytest.mark.node
+@pytest.mark.pandoc
+@pytest.mark.bibutils
+def test_no_engine_prints_others_as_an_author_from_ris(
+    imported_seed, typed, arxiv_conference_paper, tmp_path
+):
+    """RIS names the authors it knows and notes the rest (N1): read by
+    bibutils and pandoc into CSL, then printed by both engines."""
+    documents = every_document()
+    items = read_as_csl(documents, "ris", tmp_path)
+
+    outputs = engine_outputs(items, tmp_path)
+
+    assert len(items) == len(documents)
+    for (engine, style), entries in outputs.items():
+        printed = names_others(entries.values(), items)
+        assert printed == [], (engine, style, printed[:3])
+    (goyal,) = [item for item in items if item["id"] == "LIT-975"]
+    assert [name.get("family") or name.get("literal") for name in goyal["author"]] == [
+        "Goyal"
+    ]
 
 
 @pytest.mark.node
