@@ -18,8 +18,9 @@ to say "et al." in data (the schema leaves it open): ``{"literal":
 "others"}``, pandoc's reading of BibTeX's word, is a name to citeproc-js,
 Zotero's engine ("Goyal & others"), and pandoc's APA runs it into the name
 before it ("Goyalothers"). Never is "Chen et al." or "others" one person's
-name. RIS and the meta tags write each name ``Family, Given`` (``Del Balso,`` for a family
-name alone, an organisation as ``Wan Team Alibaba,``): Zotero's translators
+name. RIS and the meta tags write each name ``Family, Given`` (``Del
+Balso,`` for a family name alone, an organisation as ``Wan Team
+Alibaba,``): Zotero's translators
 split a name at its first comma and read a name without one as given names
 then a family name. BibTeX writes every letter outside ASCII as a LaTeX
 accent (``{\L}ukasz``, ``M{\"{u}}ller``), which classic BibTeX styles
