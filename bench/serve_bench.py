@@ -190,7 +190,17 @@ def plain_rows(conn, topic_id):
     ):
         identifier = f"{prefix}-{number:03d}"
         label = f"{identifier} v{version}" if version > 1 else identifier
-        row = SimpleNamespace(title=title, citation=Citation(*cited[:4]))
+        # The bench's rows read the citation's fields only: their COinS say
+        # what the citation does, of a work of a type not known.
+        row = SimpleNamespace(
+            title=title,
+            citation=Citation(*cited[:4]),
+            author_list=[],
+            venue="",
+            publication_type="",
+            publication_date="",
+            doi="",
+        )
         usual = status == "active"
         out.append(
             ("<tr>\n" if usual else f'<tr class="status-{status}">\n')

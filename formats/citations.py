@@ -11,13 +11,16 @@ as ours: BibTeX's ``annote``, a second RIS ``N1`` note, CSL-JSON's
 Authors: the full list when the record holds it (persons by family and
 given name, organisations whole). When only the citation's "Chen et al." is
 known, the named authors are persons with a family name, and each format
-says the list goes on in its own words: BibTeX ``and others``; CSL-JSON a
-last name ``{"literal": "others"}``, which pandoc's citeproc prints as "et
-al." (it is what pandoc itself makes of BibTeX's ``and others``); RIS the
-named authors and a note that the list is incomplete; the meta tags the
-named authors only. Never is "Chen et al." one person's name. RIS and the
-meta tags write each name ``Family, Given`` (``Del Balso,`` for a family
-name alone, an organisation as ``Wan Team Alibaba,``): Zotero's translators
+says the list goes on in its own words: BibTeX ``and others`` (BibTeX's and
+biber's own word for it); RIS and CSL-JSON the named authors and a note that
+the list is incomplete; the meta tags the named authors only. CSL has no way
+to say "et al." in data (the schema leaves it open): ``{"literal":
+"others"}``, pandoc's reading of BibTeX's word, is a name to citeproc-js,
+Zotero's engine ("Goyal & others"), and pandoc's APA runs it into the name
+before it ("Goyalothers"). Never is "Chen et al." or "others" one person's
+name. RIS and the meta tags write each name ``Family, Given`` (``Del
+Balso,`` for a family name alone, an organisation as ``Wan Team
+Alibaba,``): Zotero's translators
 split a name at its first comma and read a name without one as given names
 then a family name. BibTeX writes every letter outside ASCII as a LaTeX
 accent (``{\L}ukasz``, ``M{\"{u}}ller``), which classic BibTeX styles
@@ -26,6 +29,12 @@ type: ``@inproceedings``/``booktitle``,
 ``@article``/``journal``, RIS ``CONF``/``JOUR`` with ``T2``, CSL
 ``paper-conference``/``article-journal`` with ``container-title``; a preprint
 is ``@misc`` with its ``eprint``, RIS ``GEN``, CSL ``article``.
+
+arXiv publishes a preprint, so a preprint's CSL ``publisher`` is arXiv and its
+``number`` the arXiv identifier, as Zotero's preprint type maps its repository
+and archive ID. A work of any other type was published elsewhere, and arXiv
+only keeps a copy: CSL's ``archive`` and ``archive_location``, never its
+publisher.
 """
 
 import json
@@ -253,11 +262,6 @@ def latex(text):
     return NON_ASCII_RE.sub(lambda match: latex_letter(match[0]), text)
 
 
-def incomplete_csl_authors(authors):
-    """The authors a citation names, then CSL's way of saying "and others"."""
-    return [*authors, {"literal": "others"}]
-
-
 def bibtex_name(author):
     """One author for BibTeX: ``{Chen}, {Tianqi}``, an organisation braced
     whole, so that neither a comma nor an "and" in it splits it."""
@@ -360,9 +364,19 @@ def ris_entry(document):
 
 
 def csl_authors(document):
-    authors, complete = document.known_authors
-    authors = [dict(author) for author in authors]
-    return authors if complete else incomplete_csl_authors(authors)
+    """The authors the record knows, and nothing that reads as a name for the
+    rest: an incomplete list says so in the item's ``note``."""
+    authors, _ = document.known_authors
+    return [dict(author) for author in authors]
+
+
+def csl_note(document):
+    """The citation's note, then, for an incomplete author list, that it is."""
+    _, complete = document.known_authors
+    notes = [document.citation_note]
+    if not complete:
+        notes.append(incomplete_authors_note(document))
+    return "\n".join(note for note in notes if note)
 
 
 def csl_item(document):
@@ -379,13 +393,17 @@ def csl_item(document):
     source = source_fields(document)
     if "eprint" in source:
         # The number with its scheme, as arXiv asks a preprint to be cited.
-        item.update(publisher="arXiv", number=f"arXiv:{source['eprint']}")
+        number = f"arXiv:{source['eprint']}"
+        if document.publication_type == PublicationType.PREPRINT:
+            item.update(publisher="arXiv", number=number)
+        else:
+            item.update(archive="arXiv", archive_location=number)
     if "doi" in source:
         item["DOI"] = source["doi"]
     if url := work_url(document):
         item["URL"] = url
-    if document.citation_note:
-        item["note"] = document.citation_note
+    if note := csl_note(document):
+        item["note"] = note
     if document.summary:
         item["annote"] = annotation(document)
     return item
@@ -397,13 +415,39 @@ def highwire_name(author):
     return family_first(author, separators=",;")
 
 
+# The work's type as Dublin Core's ``DC.type``, in the words of the COAR
+# resource types; a type not known is Zotero's generic "document". Zotero's
+# Embedded Metadata translator passes ``DC.*`` tags to its RDF translator,
+# whose detectType takes a dc:type that names a Zotero item type as it is
+# ("if (isNaN(parseInt(type)) && ZU.itemTypeExists(type)) t.dc = type":
+# preprint, report, document) and otherwise reads it without case or spaces
+# ("conferencepaper", "journalarticle"); its HighWire tags
+# (citation_conference_title, citation_journal_title,
+# citation_technical_report_institution) say the same where there is a venue.
+# Without one, a page with a citation_title is a journal article to it.
+DC_TYPES = {
+    PublicationType.PREPRINT: "preprint",
+    PublicationType.CONFERENCE_PAPER: "conference paper",
+    PublicationType.JOURNAL_ARTICLE: "journal article",
+    PublicationType.REPORT: "report",
+    PublicationType.UNKNOWN: "document",
+}
+
+
 def meta_tags(document):
     """A document page's ``citation_*`` meta tags, as (name, content) pairs,
-    in the order Google Scholar's inclusion guidelines list them.
+    in the order Google Scholar's inclusion guidelines list them, then the
+    work's type as ``DC.type``.
 
     The ``citation_author`` tags name the authors the record knows: every one
     when the list is recorded, else those the citation names (the first, for
-    "Chen et al."); none is invented.
+    "Chen et al."); none is invented. A preprint's repository is its
+    publisher (``citation_publisher``: arXiv) and its arXiv identifier its
+    number (``citation_technical_report_number``), which Zotero's Embedded
+    Metadata translator maps to ``publisher`` and ``number``, a preprint's
+    repository and archive ID; it reads no ``citation_arxiv_id``. The work's
+    address (its arXiv page, else its DOI's) is ``citation_public_url``,
+    Zotero's URL of the item.
     """
     authors, _ = document.known_authors
     tags = [("citation_title", document.title)]
@@ -424,6 +468,14 @@ def meta_tags(document):
         ]
     if document.work_doi:
         tags.append(("citation_doi", document.work_doi))
+    if document.arxiv_id and document.publication_type == PublicationType.PREPRINT:
+        tags += [
+            ("citation_publisher", "arXiv"),
+            ("citation_technical_report_number", f"arXiv:{document.arxiv_id}"),
+        ]
+    if url := work_url(document):
+        tags.append(("citation_public_url", url))
+    tags.append(("DC.type", DC_TYPES[document.publication_type]))
     return [(name, one_line(content)) for name, content in tags]
 
 

@@ -39,6 +39,9 @@ class TableRow:
         "topic__name",
         "topic__slug",
         *CitedText.CONTENT_FIELDS,
+        # What the row's COinS say beyond the citation: every author, the
+        # type, the venue, the date and the DOI.
+        *CitedText.BIBLIOGRAPHIC_FIELDS,
     ]
     # Only the values and the summary cell are kept: the other parts are
     # asked for only when a row's HTML is built, and a row kept as a fragment
@@ -49,7 +52,7 @@ class TableRow:
         # ``FIELDS``' values: after the title, the citation's fields, then the
         # summary.
         self.values = values
-        self.summary_with_citation = cited_summary(*values[7:])
+        self.summary_with_citation = cited_summary(*values[7:12])
 
     @property
     def identifier(self):
@@ -83,6 +86,26 @@ class TableRow:
     @property
     def citation(self):
         return Citation(*self.values[7:11])
+
+    @property
+    def author_list(self):
+        return self.values[12]
+
+    @property
+    def venue(self):
+        return self.values[13]
+
+    @property
+    def publication_type(self):
+        return self.values[14]
+
+    @property
+    def publication_date(self):
+        return self.values[15]
+
+    @property
+    def doi(self):
+        return self.values[16]
 
 
 def row_values(documents):
@@ -129,7 +152,7 @@ def document_rows(rows, targets, *, topic_column=False):
 
 
 # The shape of a row's HTML: a fragment kept in another shape is not reused.
-ROW_FORMAT = 1
+ROW_FORMAT = 2
 
 
 def _rows_html(rows, targets, topic_column):

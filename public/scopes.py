@@ -79,6 +79,9 @@ PAGES = {
     "catalogue:document-detail": lambda kw: [document_scope(kw["identifier"])],
     "catalogue:document-version": lambda kw: [document_scope(kw["identifier"])],
     "catalogue:document-feed": lambda kw: [document_scope(kw["identifier"])],
+    "catalogue:document-linkset": lambda kw: [document_scope(kw["identifier"])],
+    "catalogue:document-linkset-json": lambda kw: [document_scope(kw["identifier"])],
+    "catalogue:document-json-ld": lambda kw: [document_scope(kw["identifier"])],
     # Every decision log's pages, the record's own and the teams'.
     "catalogue:decision-list": lambda kw: [DECISIONS],
     "catalogue:decision-detail": lambda kw: [DECISIONS],

@@ -15,7 +15,8 @@ address is under the canonical origin (``SITE_URL``).
 
 COinS (a ``<span class="Z3988">`` per row of a list) carry each document's
 citation as an OpenURL, which Zotero and other reference managers read from
-list pages.
+list pages: its type as the OpenURL format and genre, every author the record
+knows, its date, and its DOI and arXiv identifier.
 """
 
 import json
@@ -26,9 +27,15 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from catalogue.addresses import absolute_url, site_origin
-from catalogue.citations import author_names, doi_url, identifier_value
+from catalogue.citations import (
+    cited_authors,
+    doi_url,
+    identifier_url,
+    identifier_value,
+)
 from catalogue.identifiers import identifier_path
 from catalogue.models import PublicationType
+from formats.citations import family_first
 
 SCHEMA = "https://schema.org"
 SITE_NAME = "Anthology"
@@ -294,22 +301,60 @@ def page_graph(name, path):
 
 
 # COinS: the citation as an OpenURL ContextObject (Z39.88-2004) in a span.
+# Zotero's COinS translator reads a span with Zotero.Utilities
+# .parseContextObject (zotero/utilities, openurl.js), whose rules these follow:
+# - the type: "rft_val_fmt=info:ofi/fmt:kev:mtx:journal" is a journal article;
+#   "…:mtx:book" with "rft.genre=proceeding" a conference paper, with
+#   "rft.genre=report" a report, with "rft.genre=document" a document; a
+#   preprint is a journal-format "rft.genre=preprint", which Zotero reads as
+#   a journal article until "rft.type=preprint" (a Dublin Core key it reads in
+#   any format, "if (Zotero.Utilities.Item.itemTypeExists(value))") makes it
+#   a preprint, so that key comes after the title;
+# - the title: "rft.atitle" for a journal article or a conference paper,
+#   "rft.btitle" for a report, "rft.title" for a document (and a preprint,
+#   read while it is a journal article, takes "rft.atitle");
+# - every author: "rft.au", split at its first comma into family and given
+#   names ("cleanAuthor(value, type, value.indexOf(',') !== -1)"), so each
+#   is written "Family, Given" as the citation_author tags are;
+# - identifiers: "rft_id=info:doi/…" is the DOI, an "https://" rft_id the
+#   address (Zotero reads no info:arxiv/, other resolvers do).
+COINS_TYPES = {
+    PublicationType.PREPRINT: ("journal", "preprint", "rft.atitle"),
+    PublicationType.CONFERENCE_PAPER: ("book", "proceeding", "rft.atitle"),
+    PublicationType.JOURNAL_ARTICLE: ("journal", "article", "rft.atitle"),
+    PublicationType.REPORT: ("book", "report", "rft.btitle"),
+    PublicationType.UNKNOWN: ("book", "document", "rft.title"),
+}
+COINS_VENUE_KEYS = {
+    PublicationType.CONFERENCE_PAPER: "rft.btitle",
+    PublicationType.JOURNAL_ARTICLE: "rft.jtitle",
+    PublicationType.REPORT: "rft.pub",
+}
 
 
 def coins(row):
     """A ``<span class="Z3988">`` holding a table row's citation."""
     citation = row.citation
-    names, _ = author_names(citation.authors)
+    kind = row.publication_type
+    fmt, genre, title_key = COINS_TYPES[kind]
+    authors = row.author_list or cited_authors(citation.authors)[0]
     fields = [
         ("ctx_ver", "Z39.88-2004"),
-        ("rft_val_fmt", "info:ofi/fmt:kev:mtx:journal"),
-        ("rft.genre", "article"),
-        ("rft.atitle", row.title),
-        ("rft.aulast", names[0]),
-        ("rft.date", str(citation.year)),
+        ("rft_val_fmt", f"info:ofi/fmt:kev:mtx:{fmt}"),
+        ("rft.genre", genre),
+        (title_key, row.title),
+        *(("rft.au", family_first(author, separators=",;")) for author in authors),
+        ("rft.date", row.publication_date or str(citation.year)),
     ]
-    if arxiv := identifier_value(citation.identifier, "ARXIV-"):
-        fields.append(("rft_id", f"info:arxiv/{arxiv}"))
-    if doi := identifier_value(citation.identifier, "DOI:"):
+    if row.venue and kind in COINS_VENUE_KEYS:
+        fields.append((COINS_VENUE_KEYS[kind], row.venue))
+    if doi := row.doi or identifier_value(citation.identifier, "DOI:"):
         fields.append(("rft_id", f"info:doi/{doi}"))
+    if arxiv := identifier_value(citation.identifier, "ARXIV-"):
+        fields += [
+            ("rft_id", f"info:arxiv/{arxiv}"),
+            ("rft_id", identifier_url(citation.identifier)),
+        ]
+    if kind == PublicationType.PREPRINT:
+        fields.append(("rft.type", "preprint"))
     return f'<span class="Z3988" title="{escape(urlencode(fields))}"></span>'

@@ -1,7 +1,7 @@
 from django.contrib.sitemaps.views import sitemap
 from django.urls import path
 
-from public import downloads, feeds, previews, sitemaps, views
+from public import downloads, feeds, previews, signposting, sitemaps, views
 
 # The public URL namespace keeps the record's name: {% url "catalogue:index" %}.
 app_name = "catalogue"
@@ -114,6 +114,23 @@ documents = [
         name="document-version",
     ),
     path("<identifier:identifier>/feed/", feeds.DocumentFeed(), name="document-feed"),
+    # Its page's metadata for machines: FAIR Signposting's link sets and the
+    # JSON-LD.
+    path(
+        "<identifier:identifier>/linkset",
+        signposting.linkset,
+        name="document-linkset",
+    ),
+    path(
+        "<identifier:identifier>/linkset.json",
+        signposting.linkset_json,
+        name="document-linkset-json",
+    ),
+    path(
+        "<identifier:identifier>/metadata.jsonld",
+        signposting.json_ld,
+        name="document-json-ld",
+    ),
 ]
 
 # Staff CSV exports and readers' citation downloads.

@@ -44,7 +44,7 @@ from catalogue.models import (
 )
 from catalogue.references import resolve
 from formats.madr import unlinked
-from public import people, search
+from public import people, search, signposting
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
 from public.rows import TableRow, document_rows, row_values
@@ -651,6 +651,17 @@ class DocumentDetailView(PermanentIdentifierMixin, DetailView):
             )
         ]
 
+    def render_to_response(self, context, **kwargs):
+        """The page, with its signposts (``public.signposting``) as headers."""
+        response = super().render_to_response(context, **kwargs)
+        return self.signpost(response, context)
+
+    def signpost(self, response, context):
+        document = context["document"]
+        return signposting.signpost(
+            response, document, authorships=document.current_authorships
+        )
+
     def get_object(self, queryset=None):
         identifier = self.kwargs["identifier"]
         try:
@@ -703,6 +714,15 @@ class DocumentVersionView(DocumentDetailView):
     def author_prefetch(self):
         # The version's own positions are read with it.
         return []
+
+    def signpost(self, response, context):
+        version = context["version"]
+        return signposting.signpost(
+            response,
+            context["document"],
+            version=version,
+            authorships=version.linked_authorships,
+        )
 
     def canonical_url(self):
         return reverse(

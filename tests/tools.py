@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
 import threading
 from pathlib import Path
 
@@ -68,6 +69,32 @@ def require_node_package(name):
     folder = NODE_MODULES / name
     if not (folder / "package.json").exists():
         missing(f"the npm package {name}", "npm ci (make test runs it)")
+    return folder
+
+
+def require_checkout(variable, url, commit):
+    """The folder ``variable`` names: a git checkout of ``url`` at ``commit``.
+
+    The one exception to ``missing``: CI cannot reach GitHub and the project
+    keeps no copy of another project's repository, so where ``variable`` is
+    unset the test is skipped, under CI too, naming the commit and how to get
+    it; what such a test reads is also asserted by a test that always runs. A
+    checkout at another commit fails: its answers are not the pinned ones."""
+    folder = os.environ.get(variable)
+    if not folder:
+        pytest.skip(
+            f"{variable} is unset: it names a checkout of {url} at {commit} "
+            f"(git clone {url} DIR && git -C DIR checkout {commit}; "
+            f"{variable}=DIR); skipped under CI too, which cannot reach GitHub"
+        )
+    head = subprocess.run(
+        ["git", "-C", folder, "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    if head != commit:
+        pytest.fail(f"{variable} ({folder}) is at {head or 'no commit'}, not {commit}")
     return folder
 
 

@@ -19,12 +19,16 @@ process.stdin.on("end", () => {
     retrieveItem: (id) => byId[id],
   };
   const ids = Object.keys(byId);
+  // Each citation alone, as a fresh engine would print it: one engine, its
+  // registry reset to the one item (building an engine per item takes
+  // minutes for a record).
   const citations = {};
+  const citing = new CSL.Engine(sys, style, "en-US");
+  citing.setOutputFormat("text");
   for (const id of ids) {
-    const engine = new CSL.Engine(sys, style, "en-US");
-    engine.setOutputFormat("text");
+    citing.updateItems([id]);
     const cluster = { citationItems: [{ id }], properties: { noteIndex: 0 } };
-    citations[id] = engine.previewCitationCluster(cluster, [], [], "text");
+    citations[id] = citing.previewCitationCluster(cluster, [], [], "text");
   }
   const engine = new CSL.Engine(sys, style, "en-US");
   engine.setOutputFormat("text");

@@ -119,23 +119,30 @@ def ris_facts(entry):
     }
 
 
+def csl_notes(item):
+    """The item's note lines: the citation's note, and whether the author
+    list is incomplete (CSL has no word for "and others": a note says it)."""
+    notes = item.get("note", "").split("\n") if "note" in item else []
+    incomplete = [note for note in notes if note.startswith("Authors: ")]
+    return [note for note in notes if note not in incomplete], not incomplete
+
+
 def csl_authors(item):
-    authors = item["author"]
-    if authors[-1] == {"literal": "others"}:
-        return [author_name(author) for author in authors[:-1]], False
-    return [author_name(author) for author in authors], True
+    return [author_name(author) for author in item["author"]], csl_notes(item)[1]
 
 
 def csl_facts(item):
+    notes, _ = csl_notes(item)
+    eprint = item.get("number") or item.get("archive_location")
     return {
         "title": item["title"],
         "year": str(item["issued"]["date-parts"][0][0]),
         "authors": csl_authors(item),
         "url": item.get("URL"),
-        "note": item.get("note"),
+        "note": notes[0] if notes else None,
         "abstract": item.get("abstract"),
         "annotation": item.get("annote"),
-        "eprint": item["number"].removeprefix("arXiv:") if "number" in item else None,
+        "eprint": eprint.removeprefix("arXiv:") if eprint else None,
         "doi": item.get("DOI"),
     }
 
