@@ -131,13 +131,17 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Cross-origin reading (django-cors-headers): the API, OAI-PMH, the feeds
-# and the citation downloads, from any origin, never with credentials
+# Cross-origin reading (django-cors-headers): the API, OAI-PMH, the feeds,
+# the citation downloads, a document's link sets and JSON-LD, and the dumps
+# under /data/, from any origin, never with credentials
 # (anthology.http.ReadingCorsMiddleware also leaves out any request that
 # carries a session or a token). Only reading methods, and only the headers
 # a reader's script asks with: no Authorization, so a browser never sends a
 # token across origins. The admin and every other page stay same-origin.
-CORS_URLS_REGEX = r"^/(?:api/|oai/$|(?:.*/)?feed/$|(?:.*/)?cite\.(?:bib|ris|json)$)"
+CORS_URLS_REGEX = (
+    r"^/(?:api/|oai/$|(?:.*/)?feed/$|(?:.*/)?cite\.(?:bib|ris|json)$"
+    r"|[^/]+/(?:linkset(?:\.json)?|metadata\.jsonld)$|data/.+)"
+)
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]

@@ -541,7 +541,8 @@ ROOT = {
 @extend_schema(
     responses={200: {"type": "object", "additionalProperties": {"type": "string"}}}
 )
-@api_view(["GET"])
+# HEAD as every other reading of the API answers it (its headers alone).
+@api_view(["GET", "HEAD"])
 def api_root(request):
     """Where each of the API's lists, its description and its docs are."""
     check_parameters(request, ())

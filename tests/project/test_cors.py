@@ -30,6 +30,10 @@ READABLE = [
     "/LIT-004/cite.ris",
     "/topics/distributed/cite.bib",
     "/search/cite.ris?q=memory",
+    "/LIT-004/linkset",
+    "/LIT-004/linkset.json",
+    "/LIT-004/metadata.jsonld",
+    "/data/index.json",
 ]
 SAME_ORIGIN = [
     "/",
@@ -58,13 +62,7 @@ READING = {
 
 @pytest.mark.parametrize(
     "method,path",
-    [
-        (method, path)
-        for method in ["get", "head"]
-        for path in READABLE
-        # The API's root takes GET alone (REST framework's api_view).
-        if (method, path) != ("head", "/api/")
-    ],
+    [(method, path) for method in ["get", "head"] for path in READABLE],
 )
 def test_public_reading_is_open_to_every_origin(client, public_record, path, method):
     response = getattr(client, method)(path, headers=ORIGIN)
