@@ -73,11 +73,11 @@ INSTALLED_APPS = [
     "dumps",
     "pagecache",
     "django_rq",
-    # The record for machines: Django REST framework, its OpenAPI description
-    # (drf-spectacular) and the Swagger UI's files served from here.
+    # The record for machines: Django REST framework and its OpenAPI
+    # description (drf-spectacular), which the reference page at /api/docs/
+    # is read from.
     "rest_framework",
     "drf_spectacular",
-    "drf_spectacular_sidecar",
     "api",
 ]
 
@@ -598,8 +598,6 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # A permanent identifier in a path, as catalogue.identifiers reads it.
     "PATH_CONVERTER_OVERRIDES": {
