@@ -61,9 +61,13 @@ def read_time(name, value):
     day, clock, fraction, offset = match.groups()
     fraction = (fraction or "0")[:6].ljust(6, "0")
     offset = "+00:00" if offset in {"Z", "z"} else offset
+    # Read as UTC: a database compares instants, and PostgreSQL refuses
+    # offsets RFC 3339 allows (beyond ±15:59). An instant before year 1 or
+    # after 9999 once in UTC is no time a row can have.
     try:
-        return datetime.fromisoformat(f"{day}T{clock}.{fraction}{offset}")
-    except ValueError:
+        stated = datetime.fromisoformat(f"{day}T{clock}.{fraction}{offset}")
+        return stated.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise refused(name, f"{value!r} is no time: give {RFC3339_RULE}.") from None
 
 

@@ -4,7 +4,7 @@ them (never a draft nor a pending revision), and ``/api/removed/`` what left
 readers' view. Pages follow in (modification time, id) order and a row
 changed while a client walks them is neither shown twice nor skipped."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import psycopg
 import pytest
@@ -209,6 +209,36 @@ def test_a_time_that_is_no_rfc_3339_timestamp_is_refused_naming_it(
         "modified_since",
     )
     assert_problem(client.get("/api/removed/", {"since": value}), 400, "since")
+
+
+@pytest.mark.parametrize("offset", ["-17:21", "+23:59"])
+def test_any_offset_rfc_3339_allows_is_read_as_its_instant(
+    client, public_record, offset
+):
+    """PostgreSQL refuses offsets beyond ±15:59, which RFC 3339 allows."""
+    gone = TopicFactory(name="Gone", slug="gone")
+    actions.filing.delete(objs=[gone], user=UserFactory(is_superuser=True))
+    sign = -1 if offset[0] == "-" else 1
+    hours, minutes = map(int, offset[1:].split(":"))
+    zone = timezone(sign * timedelta(hours=hours, minutes=minutes))
+
+    def removed_since(moment):
+        spelled = moment.astimezone(zone).strftime("%Y-%m-%dT%H:%M:%S.%f") + offset
+        response = client.get("/api/removed/", {"since": spelled})
+        assert response.status_code == 200, response.content[:300]
+        return [row["identifier"] for row in response.json()["results"]]
+
+    now = datetime.now(UTC)
+    assert removed_since(now - timedelta(minutes=5)) == ["gone"]
+    assert removed_since(now + timedelta(minutes=5)) == []
+
+
+def test_an_offset_taking_the_instant_before_year_one_is_refused(client, public_record):
+    assert_problem(
+        client.get("/api/removed/", {"since": "0001-01-01T00:00:00+01:00"}),
+        400,
+        "since",
+    )
 
 
 def test_the_removed_list_needs_its_since(client, public_record):
