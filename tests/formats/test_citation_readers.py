@@ -638,16 +638,24 @@ def names_others(entries, items):
     return [entry for entry in entries if OTHERS_RE.search(entry)]
 
 
-def engine_outputs(items, tmp_path):
+ENGINES = ("citeproc-js", "pandoc")
+
+
+def engine_outputs(items, tmp_path, *, styles=tuple(CSL_STYLES), engines=ENGINES):
     """``{(engine, style): {id: text}}``: each item's bibliography entry and
-    citation, by citeproc-js and by pandoc's citeproc, in each style."""
+    citation, by citeproc-js and by pandoc's citeproc (or ``engines``), in
+    each style (or ``styles``)."""
     outputs = {}
-    for style, path in CSL_STYLES.items():
-        rendered = citeproc_js.render(items, style)
-        outputs["citeproc-js", style] = {
-            key: f"{rendered['citations'][key]} {rendered['bibliography'][key]}"
-            for key in rendered["bibliography"]
-        }
+    for style in styles:
+        path = CSL_STYLES[style]
+        if "citeproc-js" in engines:
+            rendered = citeproc_js.render(items, style)
+            outputs["citeproc-js", style] = {
+                key: f"{rendered['citations'][key]} {rendered['bibliography'][key]}"
+                for key in rendered["bibliography"]
+            }
+        if "pandoc" not in engines:
+            continue
         source = tmp_path / "items.json"
         source.write_text(json.dumps(items), encoding="utf-8")
         text = run(
@@ -772,7 +780,8 @@ def test_pandoc_reads_bibtex_and_others_as_et_al(
     and pandoc read as "et al.": the BibTeX export keeps it."""
     items = list(pandoc_reads(render(every_document(), "bib"), "bibtex").values())
 
-    entries = engine_outputs(items, tmp_path)["pandoc", style]
+    outputs = engine_outputs(items, tmp_path, styles=[style], engines=["pandoc"])
+    entries = outputs["pandoc", style]
 
     assert names_others(entries.values(), items) == []
 
