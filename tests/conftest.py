@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import transaction
 from django.test import override_settings
 from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import sync_playwright
@@ -79,6 +80,21 @@ def pytest_runtest_setup(item):
 
 
 SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.txt"
+
+
+@pytest.fixture(scope="module")
+def module_seed(django_db_setup, django_db_blocker):
+    """The seed imported once for the module that asks for it, inside a
+    transaction rolled back after its last test; each test's own changes
+    (through ``db``) roll back to it, as to an empty record."""
+    with django_db_blocker.unblock():
+        held = transaction.atomic()
+        held.__enter__()
+        call_command("import_index", str(SEED), stdout=io.StringIO())
+    yield
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        held.__exit__(None, None, None)
 
 
 @pytest.fixture

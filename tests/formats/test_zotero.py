@@ -3,17 +3,13 @@ document page, its COinS translator on a topic page's rows, run unmodified
 (tests/clients/zotero.py), and the page metadata's rules those translators
 read, asserted without them."""
 
-import io
 from urllib.parse import parse_qsl
 
 import pytest
 from bs4 import BeautifulSoup
-from django.core.management import call_command
-from django.db import transaction
 
 from catalogue.models import Document, Topic
 from tests.clients import zotero
-from tests.conftest import SEED
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -26,19 +22,6 @@ ITEM_TYPES = {
     "report": "report",
     "": "document",
 }
-
-
-@pytest.fixture(scope="module")
-def module_seed(django_db_setup, django_db_blocker):
-    """The seed imported once for this module, rolled back after it."""
-    with django_db_blocker.unblock():
-        held = transaction.atomic()
-        held.__enter__()
-        call_command("import_index", str(SEED), stdout=io.StringIO())
-    yield
-    with django_db_blocker.unblock():
-        transaction.set_rollback(True)
-        held.__exit__(None, None, None)
 
 
 @pytest.fixture

@@ -3,12 +3,8 @@ reference client of signposting.org's FAIR profile) reads it: the Link
 headers of every document and version page of the seed, and each document's
 link sets in both RFC 9264 formats."""
 
-import io
-
 import pytest
 import requests
-from django.core.management import call_command
-from django.db import transaction
 from signposting import (
     find_signposting_http_link,
     find_signposting_linkset,
@@ -16,7 +12,6 @@ from signposting import (
 
 import actions
 from catalogue.models import Authorship, Document, Person
-from tests.conftest import SEED
 from tests.factories import DocumentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -32,19 +27,6 @@ DESCRIBED_BY = {
     ),
     "metadata.jsonld": ("application/ld+json", "https://schema.org"),
 }
-
-
-@pytest.fixture(scope="module")
-def module_seed(django_db_setup, django_db_blocker):
-    """The seed imported once for this module, rolled back after it."""
-    with django_db_blocker.unblock():
-        held = transaction.atomic()
-        held.__enter__()
-        call_command("import_index", str(SEED), stdout=io.StringIO())
-    yield
-    with django_db_blocker.unblock():
-        transaction.set_rollback(True)
-        held.__exit__(None, None, None)
 
 
 @pytest.fixture
