@@ -617,9 +617,33 @@ def read_as_csl(documents, fmt, tmp_path=None):
 
 
 def names_others(entries, items):
-    """The entries that print "others": as a name, no title holding it."""
-    assert not any(OTHERS_RE.search(item["title"]) for item in items)
-    return [entry for entry in entries if OTHERS_RE.search(entry)]
+    """The entries that print "others" outside every title: as a name. A
+    title may hold the word (factories write random sentences); a style
+    changes only its letters' case."""
+    titles = [
+        re.compile(re.escape(item["title"]), re.IGNORECASE)
+        for item in items
+        if OTHERS_RE.search(item["title"])
+    ]
+
+    def outside_titles(entry):
+        for title in titles:
+            entry = title.sub("", entry)
+        return entry
+
+    return [entry for entry in entries if OTHERS_RE.search(outside_titles(entry))]
+
+
+def test_others_in_a_title_is_no_name_and_a_name_after_it_still_is():
+    items = [{"title": "Cell act within current indicate others eye."}]
+
+    assert (
+        names_others(["Cell Act Within Current Indicate Others Eye. 2017."], items)
+        == []
+    )
+    assert names_others(
+        ["Goyal & others. Cell act within current indicate others eye."], items
+    ) == ["Goyal & others. Cell act within current indicate others eye."]
 
 
 ENGINES = ("citeproc-js", "pandoc")
