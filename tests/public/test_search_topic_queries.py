@@ -7,7 +7,6 @@ from django.core.cache import cache
 from django.db import connection
 
 from catalogue.models import Document
-
 from tests.public.test_query_counts import fill
 
 pytestmark = pytest.mark.django_db
