@@ -159,11 +159,14 @@ bench-serve: $(VENV)/.installed-dev
 
 ## bench-search: search (PostgreSQL and SQLite) and a 1,000-row topic page rendered
 ## live, through gunicorn, as ratios to baselines of the same run
-## (bench/results/search-render.md); BENCH_JSON=path also writes the ratios
+## (bench/results/search-render.md); BENCH_JSON=path also writes the ratios;
+## BENCH_SEARCH_TEMPLATE=db copies a filled database rather than generating one
 BENCH_JSON ?=
+BENCH_SEARCH_TEMPLATE ?=
 bench-search: $(VENV)/.installed-dev
 	$(BIN)/python bench/search_render_bench.py --documents $(BENCH_DOCUMENTS) \
-		$(if $(BENCH_JSON),--json $(BENCH_JSON))
+		$(if $(BENCH_JSON),--json $(BENCH_JSON)) \
+		$(if $(BENCH_SEARCH_TEMPLATE),--template $(BENCH_SEARCH_TEMPLATE))
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
 ## under load, cache flooding, slow clients with and without Varnish in front,

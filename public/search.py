@@ -8,6 +8,10 @@ every author of the full list, the venue and the DOI, then the summary:
 
 - PostgreSQL: the ``search_vector`` columns its triggers keep (migrations
   0004 and 0015), ranked by ``ts_rank``, passages by ``ts_headline``;
+  documents whose title (or identifier) matches the query come first, each
+  part in ``ts_rank`` order: a page is read from ``document_search``, the
+  narrow copy of the public documents' vectors its triggers keep (migration
+  0029), ranking the title matches alone until a page goes past them;
 - SQLite: FTS5 tables with the Porter stemmer that its triggers keep
   (migrations 0009 and 0015), ranked by ``bm25``, passages by ``snippet``.
 
@@ -23,10 +27,16 @@ its trigram index on PostgreSQL, from a bounded range of it on SQLite.
 import re
 from dataclasses import dataclass, field
 
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import (
+    SearchHeadline,
+    SearchQuery,
+    SearchRank,
+    SearchVectorExact,
+    SearchVectorField,
+)
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Func, Q, Value, When
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length, Replace
 from django.http import Http404
@@ -56,6 +66,9 @@ MAX_QUERY_LENGTH = 200
 # Words and phrases a search takes: a title pasted whole is about fifteen.
 MAX_TERMS = 32
 RESULTS_PER_PAGE = 50
+# How many matches past a page's start a search counts (PostgreSQL): beyond
+# that, the page says "more than" and offers the next page.
+COUNTED = 1000
 # Past any page a record can have; an offset beyond it is one neither database
 # takes (64 bits).
 MAX_OFFSET = 2**62
@@ -261,6 +274,7 @@ class SearchResults:
     def __init__(self, query, data):
         self.query = query
         self.terms = Terms.parse(query)
+        self.data = data
         documents = Document.objects.public().select_related("registry", "topic")
         if query:
             documents = self._match_documents(documents)
@@ -288,6 +302,8 @@ class SearchResults:
             "filter": self.filter,
             "page_obj": page,
             "paginator": page.paginator,
+            "count_is_partial": page.paginator.count
+            > getattr(page.paginator, "counted_to", page.paginator.count),
             "documents": documents,
             "results": search_results(documents),
             "decisions": decisions,
@@ -314,12 +330,20 @@ class SearchResults:
         start = (number - 1) * RESULTS_PER_PAGE
         if start > MAX_OFFSET:
             raise Http404(paginator.error_messages["no_results"])
-        ranked = _ranked_ids(self.filter.qs, start) if searched else []
-        if not ranked and number > 1:
+        if not searched:
+            ids, count = [], 0
+        elif self.query and self.terms and is_full_text():
+            ids, count = self._ranked_matches(start)
+            # Matches are counted up to COUNTED past the page's start: one
+            # more than that says "more than" (count_is_partial).
+            paginator.counted_to = start + COUNTED
+        else:
+            ids, count = _ranked_ids(self.filter.qs, start)
+        if not ids and number > 1:
             raise Http404(paginator.error_messages["no_results"])
         # Paginator counts lazily: the count read with the ids is its count.
-        paginator.count = ranked[0][1] if ranked else 0
-        order = {pk: position for position, (pk, _) in enumerate(ranked)}
+        paginator.count = count
+        order = {pk: position for position, pk in enumerate(ids)}
         documents = []
         if order:
             shown = Document.objects.public().filter(pk__in=order)
@@ -330,14 +354,23 @@ class SearchResults:
         return Page(documents, number, paginator)
 
     def _match_documents(self, documents):
+        """The matching documents in the search's order (PostgreSQL: those
+        whose title matches first, each part best first by ``ts_rank``, ties
+        in identifier order), as feeds and downloads read them; a page reads
+        the same order from ``document_search`` (``_ranked_matches``)."""
         if not self.terms:
             return documents.none()
         if is_full_text():
             query = self._search_query()
             return (
                 documents.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query))
-                .order_by("-rank", "registry__prefix", "number")
+                .annotate(
+                    title_matches=SearchVectorExact(
+                        TitleVector("search_vector"), query
+                    ),
+                    rank=SearchRank(F("search_vector"), query),
+                )
+                .order_by("-title_matches", "-rank", "registry__prefix", "number")
             )
         return _fts5_match(
             documents,
@@ -346,6 +379,58 @@ class SearchResults:
             weights=[10, 10, 4, 1],
             order=["registry__prefix", "number"],
         )
+
+    def _ranked_matches(self, start):
+        """``(ids, how many match)`` for the page from ``start`` of this
+        search's matches on PostgreSQL, in ``_match_documents``' order, read
+        from ``document_search``.
+
+        The title matches are found through their own index and ranked
+        alone; the other matches are ranked only for a page that goes past
+        the title matches. Matches are counted up to ``COUNTED`` past the
+        page's start (not at all when the title matches alone are more):
+        a count of one more than that means "more than". So a page costs
+        what its part of the ranking costs, whatever the number of matches.
+        """
+        narrowed, narrowing = "", []
+        if any(self.data.get(name) for name in self.filter.filters):
+            filtered = DocumentFilter(self.data, queryset=Document.objects.public())
+            sql, params = filtered.qs.order_by().values("pk").query.sql_with_params()
+            narrowed, narrowing = f"AND s.document_id IN ({sql})", list(params)
+        params = [self.terms.websearch(), *narrowing]
+        bound = start + COUNTED
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                WITH titled AS MATERIALIZED ({_matches_sql(TITLE_MATCHES, narrowed)})
+                SELECT
+                    (SELECT count(*) FROM titled),
+                    CASE WHEN (SELECT count(*) FROM titled) > %s THEN %s
+                    ELSE (SELECT count(*) FROM (
+                        SELECT 1 {MATCHES} {narrowed} LIMIT %s
+                    ) AS counted) END,
+                    ARRAY({_page_sql("titled")})
+                """,
+                [
+                    *params,
+                    bound,
+                    bound + 1,
+                    *params,
+                    bound + 1,
+                    RESULTS_PER_PAGE,
+                    start,
+                ],
+            )
+            titled, count, ids = cursor.fetchone()
+            if len(ids) < RESULTS_PER_PAGE and start + len(ids) < count:
+                cursor.execute(
+                    f"WITH rest AS MATERIALIZED "
+                    f"({_matches_sql(OTHER_MATCHES, narrowed)}) "
+                    f"SELECT ARRAY({_page_sql('rest')})",
+                    [*params, RESULTS_PER_PAGE - len(ids), max(0, start - titled)],
+                )
+                ids += cursor.fetchone()[0]
+        return ids, count
 
     def _with_passages(self, documents):
         """``documents`` (of this search's matches) with the summary's
@@ -411,8 +496,51 @@ class SearchResults:
         )
 
 
+class TitleVector(Func):
+    """The A-weighted part of a search vector: the identifier and the title."""
+
+    function = "ts_filter"
+    template = "%(function)s(%(expressions)s, '{a}')"
+    output_field = SearchVectorField()
+
+
+# The public documents that match the query (q) in document_search (s), to be
+# narrowed by more conditions on s; the one parameter is the query's terms.
+MATCHES = (
+    f"FROM document_search s, websearch_to_tsquery('{CONFIG}', %s) q "
+    "WHERE s.search_vector @@ q"
+)
+# Those whose title matches, found through the title's own index (the whole
+# vector's is not read: a match of the title alone is checked on its row),
+# and the others.
+TITLE_MATCHES = (
+    f"FROM document_search s, websearch_to_tsquery('{CONFIG}', %s) q "
+    "WHERE ts_filter(s.search_vector, '{a}') @@ q AND (s.search_vector @@ q) IS TRUE"
+)
+OTHER_MATCHES = f"{MATCHES} AND NOT ts_filter(s.search_vector, '{{a}}') @@ q"
+
+
+def _matches_sql(matches, conditions):
+    """The id, rank and identifier of the ``matches`` that meet ``conditions``."""
+    return (
+        "SELECT s.document_id, ts_rank(s.search_vector, q) AS rank, s.registry_id, "
+        f"s.number {matches} {conditions}"
+    )
+
+
+def _page_sql(ranked):
+    """The ids of a page of the ``ranked`` matches (a table of
+    ``_matches_sql``), best first, ties in identifier order; its two
+    parameters are the page's size and offset."""
+    return (
+        f"SELECT m.document_id FROM {ranked} m "
+        "JOIN catalogue_registry r ON r.id = m.registry_id "
+        "ORDER BY m.rank DESC, r.prefix, m.number LIMIT %s OFFSET %s"
+    )
+
+
 def _ranked_ids(documents, start):
-    """``[(id, how many match)]`` for a page of ``documents`` (an ordered
+    """``([id], how many match)`` for a page of ``documents`` (an ordered
     query set) from ``start``.
 
     The matches are counted and ranked in one pass, over narrow rows: the id
@@ -422,7 +550,7 @@ def _ranked_ids(documents, start):
     out the rank after it.
     """
     if documents.query.is_empty():
-        return []
+        return [], 0
     order = documents.query.order_by
     keys = [f"key{n}" for n in range(len(order))]
     sql, params = (
@@ -442,7 +570,8 @@ def _ranked_ids(documents, start):
             "LIMIT %s OFFSET %s",
             [*params, RESULTS_PER_PAGE, start],
         )
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+    return [pk for pk, _ in rows], rows[0][1] if rows else 0
 
 
 # The summary's matching passage and the title, marked, from document_fts.
