@@ -309,6 +309,8 @@ def _pair_scores(model, rows, columns):
     whole-row computation gives them: the text similarity summed term by term
     in the terms' order, in single precision, as a sparse product does."""
     text = _pair_products(model.text, rows, columns)
+    if not len(rows):
+        return np.zeros(0), text, np.zeros(0, dtype=np.float32)
     direct = np.asarray(
         model.cites[rows, columns] + model.cites[columns, rows], dtype=np.float32
     ).ravel()

@@ -330,3 +330,10 @@ def test_the_related_work_of_some_documents_is_theirs_in_the_whole_record():
     assert_same(
         found, {pk: lines for pk, lines in expected(model).items() if pk in found}
     )
+
+
+def test_a_record_of_stop_words_alone_has_no_related_work():
+    record = [entry(1, "the"), entry(2, "and of the")]
+
+    assert compute.related(compute.build(record)) == {1: [], 2: []}
+    assert_as_before(record)
