@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.core.signals import request_finished
 
 
 class JobsConfig(AppConfig):
@@ -7,11 +6,3 @@ class JobsConfig(AppConfig):
 
     name = "jobs"
     verbose_name = "Background jobs"
-
-    def ready(self):
-        from jobs import runner
-
-        # Work a request asked for in this process starts once it is answered.
-        request_finished.connect(
-            runner.start_after_response, dispatch_uid="jobs-after-response"
-        )

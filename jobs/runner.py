@@ -44,6 +44,7 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.core.signals import request_finished
 from django.db import (
     IntegrityError,
     InterfaceError,
@@ -419,6 +420,10 @@ def start_after_response(**kwargs):
         due, _background["due"] = _background["due"], False
     if due and settings.JOBS_IN_PROCESS:
         _run_in_background()
+
+
+# Whatever asks for such work in this process has imported this module.
+request_finished.connect(start_after_response, dispatch_uid="jobs-after-response")
 
 
 def resume_waiting():
