@@ -16,6 +16,10 @@ A document's related work is scored from what it shares with each other one:
 - the cosine similarity of their title and summary.
 
 A topic alone never makes a document related: something else must be shared.
+The nearest are found without scoring every pair (``related``): a sparse
+product whose rows bound the score from above picks each document's
+candidates (sparse_dot_topn keeps the highest of each row), and they are
+scored exactly, as every pair once was.
 
 Candidate topics are groups of the unfiled documents, and of those filed with
 low fit to their topic (cosine similarity to the topic's centroid), linked when
