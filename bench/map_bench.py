@@ -147,7 +147,6 @@ def main():
     import django
 
     django.setup()
-    sys.path.insert(0, str(ROOT))
     from catalogue.models import Document, RelatedDocument
     from similarity import compute
     from similarity.corpus import public_entries
