@@ -504,11 +504,13 @@ JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")
 # waits for one: land the page expiries and purges a process left behind, and
 # run the scheduled changes whose time has come, and queue the public dumps
 # when they are due. Without workers (JOBS_CHORES_IN_PROCESS, below) the web
-# process does them on a request.
+# process does them on a request, and then also runs, after that request's
+# response, the coalesced jobs a command left waiting (related work).
 JOBS_CHORES = [
     "pagecache.outbox.drain",
     "actions.schedules.run_due",
     "dumps.jobs.request_due",
+    "jobs.runner.resume_waiting",
 ]
 JOBS_CHORE_SECONDS = env.read("JOBS_CHORE_SECONDS")
 # A scheduled change this long past its time without a run is late.

@@ -5,18 +5,28 @@
     .venv/bin/python bench/map_bench.py --documents 100000 --json map.json
 
 Fills its own database (BENCH_DATABASE_URL, default anthology_map_bench) with
-``generate_sample``'s sample documents, in bulk, then times, in this one run:
+``generate_sample``'s sample documents, in bulk (a database that already
+holds that many documents, such as a copy of one ``generate_sample`` filled,
+is used as it is), then times, in this one run:
 
 - the baseline: reading the same public texts, tags and references with raw
   SQL (what any computation over the record must read at least);
-- related work of the whole record (read, TF-IDF, nearest, stored);
-- related work after one changed document (its list and those it affects);
+- the model: reading the public record (``corpus``) and vectorising it
+  (``compute.build``), which every recomputation does first;
+- the neighbour search of the whole record alone (``compute.related``), and,
+  up to ``--reference-up-to`` documents (20,000), the comparison of every
+  pair the record used before (kept as the reference in
+  tests/similarity/test_related_as_before.py), on the same model;
+- related work of the whole record (read, vectorise, search, store);
+- related work after one changed document (its list and those it affects),
+  end to end and its search alone (``affected`` and ``related`` on a model
+  already built);
 - candidate topics of the whole record; a changed document recomputes them
   whole, so that figure is the same job.
 
 Each is given as a ratio to the baseline (LOWER is better), written with
-``--json`` as ``{"ratios": {...}, "seconds": {...}}``, and, with the quality
-check's figures, to bench/results/map.md.
+``--json`` as ``{"ratios": {...}, "seconds": {...}}``; bench/results/map.md
+is written by hand from what it prints.
 """
 
 import argparse
@@ -30,9 +40,6 @@ from pathlib import Path
 from pg_database import ensure_database
 
 ROOT = Path(__file__).resolve().parent.parent
-# BENCH_RESULTS_DIR: elsewhere than bench/results/ (the guard's small runs).
-RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
-RESULTS = RESULTS_DIR / "map.md"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_map_bench"
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
@@ -133,6 +140,7 @@ def timed(function, repeat=1):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=100_000)
+    parser.add_argument("--reference-up-to", type=int, default=20_000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     ensure_database()
@@ -140,83 +148,66 @@ def main():
 
     django.setup()
     from catalogue.models import Document, RelatedDocument
-    from similarity import quality
-    from similarity.jobs import recompute_candidates, recompute_related
+    from similarity import compute
+    from similarity.corpus import public_entries
+    from similarity.jobs import affected, recompute_candidates, recompute_related
 
     fill(args.documents)
     RelatedDocument.objects.all().delete()
     seconds = {"scan": timed(scan, repeat=3)}
     print(f"baseline scan: {seconds['scan']:.2f} s")
+    found = {}
+    seconds["read"] = timed(lambda: found.update(entries=public_entries()))
+    seconds["vectorise"] = timed(
+        lambda: found.update(model=compute.build(found["entries"]))
+    )
+    seconds["model"] = seconds["read"] + seconds["vectorise"]
+    model = found["model"]
+    print(
+        f"model of {len(model.entries)} public documents: read "
+        f"{seconds['read']:.2f} s, vectorised {seconds['vectorise']:.2f} s"
+    )
+    seconds["related_search"] = timed(lambda: compute.related(model))
+    print(f"related, whole record, search alone: {seconds['related_search']:.1f} s")
+    if args.documents <= args.reference_up_to:
+        from tests.similarity.test_related_as_before import reference_related
+
+        seconds["reference_search"] = timed(lambda: reference_related(model))
+        print(
+            "related, whole record, every pair compared (as before): "
+            f"{seconds['reference_search']:.1f} s"
+        )
     seconds["related_whole"] = timed(lambda: recompute_related())
-    print(f"related, whole record: {seconds['related_whole']:.1f} s")
+    print(f"related, whole record, end to end: {seconds['related_whole']:.1f} s")
     one = (
         Document.objects.filter(status="active", topic__isnull=False)
         .order_by("pk")
         .values_list("pk", flat=True)[len("map") * 1000 % max(args.documents, 1)]
     )
     seconds["related_one"] = timed(lambda: recompute_related(documents=[one]), 3)
-    print(f"related, one changed document: {seconds['related_one']:.2f} s")
+    print(f"related, one changed document, end to end: {seconds['related_one']:.2f} s")
+    seconds["related_one_search"] = timed(
+        lambda: compute.related(model, affected(model, [one])), 3
+    )
+    print(
+        "related, one changed document, search alone: "
+        f"{seconds['related_one_search']:.3f} s"
+    )
     seconds["candidates_whole"] = timed(recompute_candidates)
     print(f"candidates, whole record: {seconds['candidates_whole']:.1f} s")
     seconds["candidates_one"] = seconds["candidates_whole"]
     ratios = {
         name: round(value / seconds["scan"], 2)
         for name, value in seconds.items()
-        if name != "scan"
+        if name not in ("scan", "read", "vectorise")
     }
+    if "reference_search" in seconds:
+        ratios["search_before_over_now"] = round(
+            seconds["reference_search"] / seconds["related_search"], 2
+        )
     if args.json:
         args.json.write_text(json.dumps({"ratios": ratios, "seconds": seconds}))
-    seed = quality.seed_figures(
-        (ROOT / "seeds" / "000_173d26dda2e0601e.txt").read_text(encoding="utf-8")
-    )
-    generated = quality.generated_figures()
-    write_results(args.documents, seconds, ratios, seed, generated)
-    print(json.dumps({"ratios": ratios}, indent=2))
-
-
-def write_results(documents, seconds, ratios, seed, generated):
-    rows = [
-        ("Related work, whole record", "related_whole"),
-        ("Related work, one changed document", "related_one"),
-        ("Candidate topics, whole record", "candidates_whole"),
-        ("Candidate topics, one changed document (recomputed whole)", "candidates_one"),
-    ]
-    table = "\n".join(
-        f"| {label} | {seconds[key]:.2f} | {ratios[key]} |" for label, key in rows
-    )
-    RESULTS.write_text(
-        f"""# Related work and candidate topics: time and quality
-
-Measured by `make bench-map` (bench/map_bench.py) on PostgreSQL with
-{documents:,} generated sample documents (`generate_sample`), on a machine
-shared with other work at the same time (2 cores): the ratios, taken in one
-run against a baseline of that run, mean more than the seconds.
-
-Baseline: reading the same public texts, tags and references by raw SQL,
-{seconds["scan"]:.2f} s (median of 3). Ratios are time over baseline: LOWER
-is better.
-
-| Computation | Seconds | Ratio to the scan |
-|---|---|---|
-{table}
-
-A changed document costs a read of the whole record and a TF-IDF fit (the
-vocabulary and its weights are the record's), then the nearest documents of
-the few lists it affects; candidate topics are recomputed whole on demand and
-after imports, never per change.
-
-## Quality (`manage.py map_quality`)
-
-{chr(10).join("- " + line for line in seed.lines("seed"))}
-{chr(10).join("- " + line for line in generated.lines("generated"))}
-
-The seed page is one topic (Distributed optimization), so its own-topic
-figure only says that every listed document has related work from its page.
-The generated set has 12 groups of 25 documents, each with words of its own
-among 600 shared ones; 3 groups are unfiled as if their topics had been taken
-off the list, and the candidate topics are scored on recovering them.
-"""
-    )
+    print(json.dumps({"ratios": ratios, "seconds": seconds}, indent=2))
 
 
 if __name__ == "__main__":

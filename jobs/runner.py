@@ -23,10 +23,14 @@ coalesced: jobs of one key run one at a time, and at most one waits; a
 request while one waits adds its work to that one and makes no job. The
 database decides both (a waiting job's key, a running job's lock, each unique
 among such jobs), so that requests in many processes at once make one job.
-Under ``JOBS_IN_PROCESS`` such a job runs in a thread of the process that
-asked for it, after its request has been answered: it is work of the whole
-record, which no one should wait for in a request, and a thread starts it
-at once where deferring it to the next request would make that one wait.
+Under ``JOBS_IN_PROCESS`` such a job runs in a thread of a web process,
+started once the response of the request that asked for it has been sent
+(Django's ``request_finished``): it is work of the whole record, which no one
+should wait for in a request. A command that asks for one (an import, the
+sample generator) leaves it waiting: a command's process ends with its work,
+and would take a thread's half-done work with it or wait for it. The next
+web process to do its chores (``resume_waiting``) runs it after its
+response, or ``recompute_related`` runs it at once.
 """
 
 import contextvars
@@ -40,6 +44,7 @@ import time
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.core.signals import request_finished
 from django.db import (
     IntegrityError,
     InterfaceError,
@@ -191,15 +196,19 @@ def _put_on_queue(job, queue_name):
         raise QueueUnavailable(UNREACHABLE) from error
 
 
-def request(*, coalesce, function, arguments, merge, title, queue_name=None):
+def request(
+    *, coalesce, function, arguments, merge, title, queue_name=None, here=False
+):
     """The job that will run ``function(**arguments)``, coalesced under the
     key ``coalesce``: while a job of that key waits for a worker, its
     arguments become ``merge(its arguments, arguments)`` and no job is made;
     otherwise a new one waits (behind the one running, if any). ``title``
     names the job from its arguments. Under ``JOBS_IN_PROCESS`` it runs in
-    this process's thread for such work; otherwise on ``queue_name``.
-    QueueUnavailable as ``enqueue``. No user: the work is the record's, and
-    coalescing bounds it, not a quota."""
+    this process's thread for such work once the current request's response
+    is sent (none in a command); otherwise on ``queue_name``. ``here``: the
+    caller runs it (``run``), so it is queued nowhere. QueueUnavailable as
+    ``enqueue``. No user: the work is the record's, and coalescing bounds it,
+    not a quota."""
     for _ in range(10):
         try:
             with transaction.atomic():
@@ -218,21 +227,20 @@ def request(*, coalesce, function, arguments, merge, title, queue_name=None):
                 else:
                     merged = merge(waiting.arguments, arguments)
                     if merged == waiting.arguments:
-                        return waiting
+                        return _after_response(waiting, here)
                     if Job.objects.filter(pk=waiting.pk, state=Job.State.QUEUED).update(
                         arguments=merged, title=title(merged)
                     ):
                         waiting.arguments, waiting.title = merged, title(merged)
-                        return waiting
+                        return _after_response(waiting, here)
                     # It began meanwhile: this work waits in a new job.
                     continue
         except IntegrityError:
             # Another request made the waiting job first: add to it.
             continue
-        if settings.JOBS_IN_PROCESS:
-            _run_in_background()
-        else:
-            _put_on_queue(job, queue_name)
+        if settings.JOBS_IN_PROCESS or here:
+            return _after_response(job, here)
+        _put_on_queue(job, queue_name)
         return job
     raise RuntimeError(f"No job of {coalesce} could be made or added to.")
 
@@ -389,10 +397,45 @@ def run(job_id):
         Job.objects.filter(upload=job.upload).update(upload="")
 
 
-# This process's thread for coalesced jobs under JOBS_IN_PROCESS, and whether
-# one was asked for since it last looked.
-_background = {"thread": None, "asked": False}
+# This process's thread for coalesced jobs under JOBS_IN_PROCESS, whether one
+# was asked for since it last looked, and whether one waits for the end of a
+# response to be started.
+_background = {"thread": None, "asked": False, "due": False}
 _background_lock = threading.Lock()
+
+
+def _after_response(job, here=False):
+    """``job``, to be run by this process's thread once the current
+    response is sent (``JOBS_IN_PROCESS``; ``here``: by the caller)."""
+    if settings.JOBS_IN_PROCESS and not here:
+        with _background_lock:
+            _background["due"] = True
+    return job
+
+
+def start_after_response(**kwargs):
+    """Start the thread of coalesced jobs if a request asked for one: what
+    ``request_finished`` calls once a response has been sent."""
+    with _background_lock:
+        due, _background["due"] = _background["due"], False
+    if due and settings.JOBS_IN_PROCESS:
+        _run_in_background()
+
+
+# Whatever asks for such work in this process has imported this module.
+request_finished.connect(start_after_response, dispatch_uid="jobs-after-response")
+
+
+def resume_waiting():
+    """Under ``JOBS_IN_PROCESS``, have the coalesced jobs waiting (left by a
+    command, or by a process that ended) run after the current response: a
+    chore of the web processes."""
+    if not settings.JOBS_IN_PROCESS:
+        return
+    waiting = Job.objects.filter(state=Job.State.QUEUED).exclude(coalesce="")
+    if waiting.exists():
+        with _background_lock:
+            _background["due"] = True
 
 
 def _run_in_background():

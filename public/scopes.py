@@ -19,10 +19,17 @@ registries, topics, imports):
 """
 
 import django_filters
+from django.db.models import CharField, IntegerField, Value
 
 from catalogue.filters import DecisionRecordFilter, DocumentFilter, DocumentTableFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Document, Preface, Reference
+from catalogue.models import (
+    DecisionRecord,
+    Document,
+    Preface,
+    Reference,
+    RelatedDocument,
+)
 from catalogue.references import find_names
 from pagecache.generations import EVERYTHING
 from pagecache.queries import Parameters
@@ -239,9 +246,11 @@ def document_scopes(document, *, topic_slugs=(), names=()):
 
     Its own pages, its topic (and ``topic_slugs``, where it was filed before),
     the site-wide lists, the entries its text names now or named before
-    (``names``, for their "Referenced by"), and the entries whose text names
+    (``names``, for their "Referenced by"), the entries whose text names
     it, with their topics (their links say whether it is retired, superseded
-    or has a newer version).
+    or has a newer version), and the entries whose related work lists it
+    (their lists give its title, and drop it once it is withdrawn, before
+    related work is next recomputed).
     """
     scopes = {LISTS, document_scope(document.identifier)}
     scopes.update(topic_scope(slug) for slug in topic_slugs if slug)
@@ -252,23 +261,41 @@ def document_scopes(document, *, topic_slugs=(), names=()):
             scopes.add(DECISIONS)
         else:
             scopes.add(document_scope(Identifier(name.prefix, name.number)))
-    scopes |= _naming_scopes(document.identifier)
+    scopes |= _naming_scopes(document.identifier, listed=document)
     return scopes
 
 
-def _naming_scopes(identifier, log=None):
+def _naming_scopes(identifier, log=None, listed=None):
     """Scopes of the texts that name ``identifier`` (a decision record's of
-    ``log``), the preface's included: it names the record's own log's."""
+    ``log``), the preface's included: it names the record's own log's; and
+    of the documents whose related work lists the document ``listed``, read
+    in the same query."""
     scopes = set()
     named = {"log": log.pk} if log is not None else {}
-    rows = Reference.objects.filter(
-        prefix=identifier.prefix, number=identifier.number, **named
-    ).values_list(
-        "document__registry__prefix",
-        "document__number",
-        "document__topic__slug",
-        "decision_id",
+    rows = (
+        Reference.objects.filter(
+            prefix=identifier.prefix, number=identifier.number, **named
+        )
+        .values_list(
+            "document__registry__prefix",
+            "document__number",
+            "document__topic__slug",
+            "decision_id",
+        )
+        .order_by()
     )
+    if listed is not None:
+        rows = rows.union(
+            RelatedDocument.objects.filter(related_id=listed.pk)
+            .values_list(
+                "document__registry__prefix",
+                "document__number",
+                Value(None, output_field=CharField()),
+                Value(None, output_field=IntegerField()),
+            )
+            .order_by(),
+            all=True,
+        )
     for prefix, number, slug, decision_id in rows:
         if decision_id is not None:
             scopes.add(DECISIONS)

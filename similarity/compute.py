@@ -16,6 +16,10 @@ A document's related work is scored from what it shares with each other one:
 - the cosine similarity of their title and summary.
 
 A topic alone never makes a document related: something else must be shared.
+The nearest are found without scoring every pair (``related``): a sparse
+product whose rows bound the score from above picks each document's
+candidates (sparse_dot_topn keeps the highest of each row), and they are
+scored exactly, as every pair once was.
 
 Candidate topics are groups of the unfiled documents, and of those filed with
 low fit to their topic (cosine similarity to the topic's centroid), linked when
@@ -30,6 +34,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
+from sparse_dot_topn import sp_matmul_topn
 
 # How many related documents each page lists.
 RELATED_COUNT = 5
@@ -40,7 +45,18 @@ TAG_WEIGHT = 0.2
 TOPIC_WEIGHT = 0.15
 # Text at least this similar is said to be so, and is enough to relate.
 SIMILAR_TEXT = 0.1
-# Rows compared at once: a block of this many rows by the whole record.
+# Each document is first scored against this many with the highest bounds,
+# then WIDER times as many while its last place could be taken by one left out.
+FIRST_CANDIDATES = 24
+WIDER = 8
+# How much a computed bound may fall short of the score it bounds (rounding).
+BOUND_SLACK = 1e-4
+# Pairs scored at once, and rows searched at once (pairs over width).
+PAIR_BLOCK = 200_000
+CANDIDATE_PAIRS = 400_000
+# Threads of the neighbour search.
+THREADS = 2
+# Rows compared at once in grouping: a block of this many rows by the others.
 BLOCK = 256
 
 # A filed document is a candidate for another topic below this fit to its own.
@@ -109,6 +125,7 @@ class Model:
     tags: sparse.csr_matrix  # tags[i, t]: i is tagged t
     topics: np.ndarray  # topic pk, -1 when unfiled
     row_of: dict = field(default_factory=dict)
+    bounds: tuple | None = None  # see _bounds
 
 
 def build(entries):
@@ -144,7 +161,10 @@ def build(entries):
         [-1 if entry.topic is None else entry.topic for entry in entries],
         dtype=np.int64,
     )
-    return Model(entries, vectorizer, text.tocsr(), cites, tags, topics, row_of)
+    text = text.tocsr()
+    # Each pair's similarity is summed in the terms' order, whoever sums it.
+    text.sort_indices()
+    return Model(entries, vectorizer, text, cites, tags, topics, row_of)
 
 
 def _links(pairs, rows, columns, exclude_diagonal=False):
@@ -163,32 +183,145 @@ def _links(pairs, rows, columns, exclude_diagonal=False):
 
 def related(model, pks=None, count=RELATED_COUNT):
     """Each document's related work (``pks``' only, if given): {pk: [Related]},
-    nearest first."""
-    total = len(model.entries)
+    nearest first, equal scores in document order.
+
+    No document is compared with every other: each is scored exactly against
+    its nearest by an upper bound of the score (``_bounds``) and those it
+    cites or is cited by, and that is its answer once its last place scores
+    above the bound of every document left out; otherwise it is searched
+    again among more (and, at worst, among every document sharing anything
+    with it)."""
     if pks is None:
-        rows = np.arange(total)
+        rows = np.arange(len(model.entries))
     else:
-        rows = np.array(sorted(model.row_of[pk] for pk in pks if pk in model.row_of))
+        rows = np.array(
+            sorted(model.row_of[pk] for pk in pks if pk in model.row_of),
+            dtype=np.int64,
+        )
     answer = {}
-    cited_by = model.cites.T.tocsr()
-    for start in range(0, len(rows), BLOCK):
-        block = rows[start : start + BLOCK]
-        scores, text, shared_tags = _scores(model, block, cited_by)
-        for n, row in enumerate(block):
-            answer[model.entries[row].pk] = _nearest(
-                model, row, scores[n], text[n], shared_tags[n], count
-            )
+    width = FIRST_CANDIDATES
+    while len(rows):
+        width = min(width, len(model.entries))
+        unsettled = []
+        for start in range(0, len(rows), max(1, CANDIDATE_PAIRS // (width + 1))):
+            block = rows[start : start + max(1, CANDIDATE_PAIRS // (width + 1))]
+            found, left = _related_among_nearest(model, block, width, count)
+            answer.update(found)
+            unsettled.append(left)
+        rows = np.concatenate(unsettled)
+        width *= WIDER
     return answer
 
 
-def _scores(model, block, cited_by):
-    """The scores of rows ``block`` against every document, and their parts."""
-    text = (model.text[block] @ model.text.T).toarray()
-    direct = (model.cites[block] + cited_by[block]).toarray()
-    shared_cited = (model.cites[block] @ cited_by).toarray()
-    shared_tags = (model.tags[block] @ model.tags.T).toarray()
-    same_topic = (model.topics[block][:, None] == model.topics[None, :]) & (
-        model.topics[block][:, None] >= 0
+def _bounds(model):
+    """The matrices whose product bounds each pair's score from above, and its
+    transpose: a document's text, its cited documents, its tags and its topic
+    side by side, each weighted by the square root of its weight, so that the
+    product of two rows is their text similarity plus each weight times what
+    they share (uncapped, and whether or not it relates them). A direct
+    reference is not a product of rows: those pairs are scored apart."""
+    if model.bounds is None:
+        count = len(model.entries)
+        filed = np.flatnonzero(model.topics >= 0)
+        topic_pks, topic_columns = np.unique(model.topics[filed], return_inverse=True)
+        topics = sparse.csr_matrix(
+            (np.ones(len(filed), dtype=np.float32), (filed, topic_columns)),
+            shape=(count, len(topic_pks)),
+        )
+        bounds = sparse.hstack(
+            [
+                model.text,
+                model.cites * np.float32(np.sqrt(CO_CITES_WEIGHT)),
+                model.tags * np.float32(np.sqrt(TAG_WEIGHT)),
+                topics * np.float32(np.sqrt(TOPIC_WEIGHT)),
+            ],
+            format="csr",
+            dtype=np.float32,
+        )
+        model.bounds = (bounds, bounds.T.tocsr(), model.cites.T.tocsr())
+    return model.bounds
+
+
+def _related_among_nearest(model, rows, width, count):
+    """The related work of ``rows`` found among each one's ``width`` highest
+    bounds and its direct references: ({pk: [Related]}, the rows it could not
+    settle)."""
+    bounds, transposed, cited_by = _bounds(model)
+    total = len(model.entries)
+    nearest = sp_matmul_topn(
+        bounds[rows], transposed, top_n=min(width + 1, total), n_threads=THREADS
+    )
+    kept = np.diff(nearest.indptr)
+    # A row with fewer kept than asked holds every document with any bound;
+    # the others are settled only if none left out could take a place.
+    full = (kept == width + 1) & (width + 1 < total)
+    lowest = np.full(len(rows), -np.inf)
+    if kept.any():
+        lowest[kept > 0] = np.minimum.reduceat(
+            nearest.data[: nearest.indptr[-1]], nearest.indptr[:-1][kept > 0]
+        )
+    direct = (model.cites[rows] + cited_by[rows]).tocsr()
+    own = np.repeat(np.arange(len(rows)), kept)
+    pairs = np.unique(
+        np.concatenate(
+            [
+                own * total + nearest.indices[: nearest.indptr[-1]],
+                np.repeat(np.arange(len(rows)), np.diff(direct.indptr)) * total
+                + direct.indices,
+            ]
+        )
+    )
+    owner, columns = np.divmod(pairs, total)
+    scores, text, shared_tags = _pair_scores(model, rows[owner], columns)
+    answer, unsettled = {}, []
+    bounds_of = np.searchsorted(owner, np.arange(len(rows) + 1))
+    for n, row in enumerate(rows):
+        mine = slice(bounds_of[n], bounds_of[n + 1])
+        chosen = _top(scores[mine], columns[mine], count)
+        last = scores[mine][chosen[-1]] if len(chosen) == count else 0.0
+        if full[n] and not last > lowest[n] + BOUND_SLACK:
+            unsettled.append(row)
+            continue
+        entry = model.entries[row]
+        answer[entry.pk] = [
+            Related(
+                model.entries[columns[mine][j]].pk,
+                float(scores[mine][j]),
+                _reasons(
+                    model,
+                    entry,
+                    model.entries[columns[mine][j]],
+                    text[mine][j],
+                    shared_tags[mine][j],
+                ),
+            )
+            for j in chosen
+        ]
+    return answer, np.array(unsettled, dtype=np.int64)
+
+
+def _top(scores, columns, count):
+    """Positions of the ``count`` highest positive ``scores``, highest first,
+    equal scores in document order (``columns`` ascending)."""
+    positive = np.flatnonzero(scores > 0)
+    order = np.lexsort((columns[positive], -scores[positive]))
+    return positive[order[:count]]
+
+
+def _pair_scores(model, rows, columns):
+    """Each pair's score, text similarity and tags shared, exactly as the
+    whole-row computation gives them: the text similarity summed term by term
+    in the terms' order, in single precision, as a sparse product does."""
+    text = _pair_products(model.text, rows, columns)
+    if not len(rows):
+        return np.zeros(0), text, np.zeros(0, dtype=np.float32)
+    direct = np.asarray(
+        model.cites[rows, columns] + model.cites[columns, rows], dtype=np.float32
+    ).ravel()
+    shared_cited = _pair_products(model.cites, rows, columns)
+    shared_tags = _pair_products(model.tags, rows, columns)
+    same_topic = (model.topics[rows] == model.topics[columns]) & (
+        model.topics[rows] >= 0
     )
     linked = (direct > 0) | (shared_cited > 0) | (shared_tags > 0)
     scores = (
@@ -199,26 +332,27 @@ def _scores(model, block, cited_by):
         + TOPIC_WEIGHT * same_topic
     )
     scores[~(linked | (text >= SIMILAR_TEXT))] = 0
-    scores[np.arange(len(block)), block] = 0
+    scores[rows == columns] = 0
     return scores, text, shared_tags
 
 
-def _nearest(model, row, scores, text, shared_tags, count):
-    found = min(count, int(np.count_nonzero(scores)))
-    if not found:
-        return []
-    top = np.argpartition(-scores, found - 1)[:found]
-    # Nearest first; equal scores in document order, so the list is stable.
-    top = sorted(top, key=lambda j: (-scores[j], j))
-    entry = model.entries[row]
-    return [
-        Related(
-            model.entries[j].pk,
-            float(scores[j]),
-            _reasons(model, entry, model.entries[j], text[j], shared_tags[j]),
+def _pair_products(matrix, rows, columns):
+    """The dot product of each pair of ``matrix``'s rows, accumulated in the
+    matrix's precision in the order of its (sorted) columns."""
+    found = np.zeros(len(rows), dtype=matrix.dtype)
+    for start in range(0, len(rows), PAIR_BLOCK):
+        products = matrix[rows[start : start + PAIR_BLOCK]].multiply(
+            matrix[columns[start : start + PAIR_BLOCK]]
         )
-        for j in top
-    ]
+        products = products.tocsr()
+        products.sort_indices()
+        lengths = np.diff(products.indptr)
+        part = np.zeros(len(lengths), dtype=matrix.dtype)
+        for place in range(int(lengths.max(initial=0))):
+            has = np.flatnonzero(lengths > place)
+            part[has] += products.data[products.indptr[has] + place]
+        found[start : start + PAIR_BLOCK] = part
+    return found
 
 
 def _reasons(model, entry, other, text, shared_tags):

@@ -8,7 +8,7 @@ Three queries, whatever the record's size.
 from django.contrib.contenttypes.models import ContentType
 from taggit.models import TaggedItem
 
-from catalogue.identifiers import Identifier
+from catalogue.identifiers import permanent_form
 from catalogue.models import RELATED_STATUSES, Document, Reference
 from similarity.compute import Entry
 
@@ -39,7 +39,7 @@ def public_entries():
     return [
         Entry(
             pk=pk,
-            identifier=str(Identifier(prefix, number)),
+            identifier=permanent_form(prefix, number),
             topic=topic,
             text=f"{title}\n{summary}",
             tags=frozenset(tags.get(pk, ())),

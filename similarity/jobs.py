@@ -61,6 +61,25 @@ def documents_changed(pks):
         logger.warning("Related work not recomputed: %s", error)
 
 
+def recompute_related_here(pks):
+    """Recompute the related work of the documents ``pks`` (None: of every
+    document) in this process, now, as the coalesced job: with whatever
+    changes were left waiting for it (by a command, or by a web process that
+    ended). Returns the job, finished or failed (or running elsewhere, if a
+    worker took it meanwhile)."""
+    job = runner.request(
+        coalesce=RELATED_COALESCE,
+        function=RELATED_JOB,
+        arguments={"documents": pks},
+        merge=merge_related,
+        title=related_title,
+        here=True,
+    )
+    runner.run(str(job.pk))
+    job.refresh_from_db()
+    return job
+
+
 def affected(model, pks):
     """The documents whose related work a change to ``pks`` may change: them,
     those whose list holds one of them, and those they name or are named by."""

@@ -23,9 +23,15 @@ RELATED_STATUSES = [DocumentStatus.ACTIVE, DocumentStatus.SUPERSEDED]
 class RelatedDocumentQuerySet(models.QuerySet):
     def shown_with(self, document):
         """The related work a reader sees on ``document``'s page: public
-        documents only, nearest first, with what their links need."""
+        documents only, nearest first, with what their links need; none on
+        a document withdrawn (its list goes when related work is next
+        recomputed)."""
         return (
-            self.filter(document=document, related__status__in=RELATED_STATUSES)
+            self.filter(
+                document=document,
+                document__status__in=RELATED_STATUSES,
+                related__status__in=RELATED_STATUSES,
+            )
             .select_related("related__registry")
             .order_by("rank")
         )

@@ -11,7 +11,6 @@ from django.core.management import call_command
 
 import actions.documents
 from catalogue.models import RelatedDocument
-from jobs import runner
 from jobs.models import Job
 from similarity.jobs import RELATED_JOB
 from tests.factories import DocumentFactory, TopicFactory
@@ -136,12 +135,16 @@ def test_publishing_a_document_recomputes_its_related_work_in_a_job(
     call_command("recompute_related", stdout=io.StringIO())
     draft = record["draft"]
 
+    # Outside a request (a command, a shell) the job waits for a web process
+    # or for recompute_related, which runs it.
     actions.documents.publish(document=draft, user=publisher)
-    runner.wait_for_background()
+    waiting = Job.objects.get(function=RELATED_JOB, state=Job.State.QUEUED)
+    assert waiting.arguments["documents"] == [draft.pk]
+    assert not RelatedDocument.objects.filter(document=draft).exists()
+    call_command("recompute_related", stdout=io.StringIO())
 
-    job = Job.objects.get(function=RELATED_JOB)
-    assert job.state == Job.State.FINISHED
-    assert job.arguments["documents"] == [draft.pk]
+    waiting.refresh_from_db()
+    assert waiting.state == Job.State.FINISHED
     assert RelatedDocument.objects.filter(document=draft).exists()
     # Its neighbours' lists hold it now.
     assert RelatedDocument.objects.filter(
@@ -158,10 +161,48 @@ def test_a_withdrawn_document_leaves_every_list(record, told, publisher, setting
     actions.documents.withdraw(
         document=record["second"], user=publisher, reason="Retracted."
     )
-    runner.wait_for_background()
+    call_command("recompute_related", stdout=io.StringIO())
 
     assert not RelatedDocument.objects.filter(related=record["second"]).exists()
     assert not RelatedDocument.objects.filter(document=record["second"]).exists()
+
+
+def test_until_related_work_is_recomputed_no_page_shows_a_withdrawn_document_in_it(
+    client, record, publisher, committed
+):
+    call_command("recompute_related", stdout=io.StringIO())
+    first, second = record["first"], record["second"]
+    for document in (first, second):
+        client.get(document.get_absolute_url())
+    assert related_on_page(client, first)[0].startswith("LIT-098 : PipeMare")
+    assert related_on_page(client, second)
+
+    with committed():
+        actions.documents.withdraw(document=second, user=publisher, reason="Why.")
+
+    # The stored lists still hold it: only the pages are told.
+    assert RelatedDocument.objects.filter(related=second).exists()
+    assert [line[:7] for line in related_on_page(client, first)] == ["LIT-004"]
+    assert related_on_page(client, second) == []
+
+
+def test_a_retitled_document_is_retitled_at_once_in_the_related_work_listing_it(
+    client, record, publisher, committed
+):
+    call_command("recompute_related", stdout=io.StringIO())
+    first, second = record["first"], record["second"]
+    client.get(first.get_absolute_url())
+    assert "PipeMare asynchronous" in related_on_page(client, first)[0]
+
+    with committed():
+        actions.documents.edit_document(
+            document=second,
+            user=publisher,
+            changes={"title": "PipeMare, asynchronous pipelines"},
+        )
+        actions.documents.publish(document=second, user=publisher)
+
+    assert "PipeMare, asynchronous pipelines" in related_on_page(client, first)[0]
 
 
 def test_the_command_recomputes_named_documents_and_refuses_unknown_ones(record):
@@ -169,6 +210,11 @@ def test_the_command_recomputes_named_documents_and_refuses_unknown_ones(record)
     call_command("recompute_related", "LIT-016", stdout=out)
 
     assert "lists changed" in out.getvalue()
+    [job] = Job.objects.filter(function=RELATED_JOB)
+    assert (job.state, job.arguments) == (
+        Job.State.FINISHED,
+        {"documents": [record["first"].pk]},
+    )
     assert RelatedDocument.objects.filter(document=record["first"]).exists()
     with pytest.raises(Exception, match="LIT-777: no such document"):
         call_command("recompute_related", "LIT-777", stdout=io.StringIO())

@@ -4,7 +4,11 @@ they changed, or the whole record) behind the one running, on a queue of its
 own, so imports and backups never wait behind them; under JOBS_IN_PROCESS
 (``make run``) it runs after the request that asked, never inside it."""
 
+import inspect
+import io
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 import actions.documents
@@ -140,12 +144,76 @@ def test_under_jobs_in_process_a_whole_record_recomputation_leaves_the_action_at
 
     with django_assert_num_queries(RENAME_QUERIES):
         actions.filing.save(obj=topic, user=superuser)
-    runner.wait_for_background()
 
+    # Outside a request nothing runs it: it waits.
+    assert runner._background["thread"] is None
     [job] = related_jobs()
-    assert (job.state, job.arguments) == (Job.State.FINISHED, {"documents": None})
+    assert (job.state, job.arguments) == (Job.State.QUEUED, {"documents": None})
 
 
 # The topic and its documents restamped, audited, every page expired, and the
 # related-work job's row.
 RENAME_QUERIES = 15
+
+
+def job_state(job):
+    return Job.objects.values_list("state", flat=True).get(pk=job.pk)
+
+
+def test_a_command_leaves_related_work_waiting_for_the_next_request_after_its_response(
+    record, settings, client, monkeypatch
+):
+    settings.JOBS_IN_PROCESS = True
+    settings.JOBS_CHORES_IN_PROCESS = True
+    settings.JOBS_CHORE_SECONDS = 0
+
+    call_command("generate_sample", documents=3, stdout=io.StringIO())
+
+    # The command ended without computing, or leaving a thread to.
+    assert runner._background["thread"] is None
+    [job] = related_jobs()
+    assert (job.state, job.arguments) == (Job.State.QUEUED, {"documents": None})
+    assert not RelatedDocument.objects.exists()
+
+    started = []
+    start = runner._run_in_background
+
+    def starting():
+        # Who starts the thread, and how the job stands then.
+        callers = [frame.function for frame in inspect.stack()]
+        started.append(("start_after_response" in callers, job_state(job)))
+        start()
+
+    monkeypatch.setattr(runner, "_run_in_background", starting)
+    response = client.get(reverse("catalogue:index"))
+    runner.wait_for_background()
+
+    assert response.status_code == 200
+    # Once, by request_finished: the response was whole, the job not begun.
+    assert started == [(True, Job.State.QUEUED)]
+    job.refresh_from_db()
+    assert job.state == Job.State.FINISHED
+    assert RelatedDocument.objects.filter(document=record[0]).exists()
+
+
+def test_recompute_related_runs_the_recomputation_a_command_left_waiting(
+    record, publisher, settings
+):
+    settings.JOBS_IN_PROCESS = True
+    first, second, _ = record
+    actions.documents.withdraw(document=first, user=publisher, reason="Why.")
+    [waiting] = related_jobs()
+
+    out = io.StringIO()
+    call_command("recompute_related", "LIT-098", stdout=out)
+
+    # One job, holding both the withdrawal's document and the named one.
+    [job] = related_jobs()
+    assert job.pk == waiting.pk
+    assert (job.state, job.arguments) == (
+        Job.State.FINISHED,
+        {"documents": sorted([first.pk, second.pk])},
+    )
+    assert out.getvalue() == f"{job.summary}\n"
+    assert RelatedDocument.objects.filter(document=second).exists()
+    assert not RelatedDocument.objects.filter(related=first).exists()

@@ -2,13 +2,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from catalogue.identifiers import Identifier
 from catalogue.models import Document
-from similarity.jobs import recompute_related
+from jobs.models import Job
+from similarity.jobs import recompute_related_here
 
 
 class Command(BaseCommand):
     help = (
         "Recompute the related work of every public document (or of the named "
-        "ones and those they affect) and expire the pages whose list changed."
+        "ones and those they affect), with any recomputation left waiting, and "
+        "expire the pages whose list changed."
     )
 
     def add_arguments(self, parser):
@@ -33,5 +35,7 @@ class Command(BaseCommand):
                 if not found:
                     raise CommandError(f"{text}: no such document.")
                 pks.extend(found)
-        summary, _ = recompute_related(documents=pks)
-        self.stdout.write(summary)
+        job = recompute_related_here(pks)
+        if job.state == Job.State.FAILED:
+            raise CommandError(job.summary)
+        self.stdout.write(job.summary or f"{job.title}: {job.get_state_display()}")
