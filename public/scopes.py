@@ -22,7 +22,7 @@ import django_filters
 
 from catalogue.filters import DecisionRecordFilter, DocumentFilter, DocumentTableFilter
 from catalogue.identifiers import Identifier
-from catalogue.models import DecisionRecord, Document, Preface, Reference
+from catalogue.models import DecisionRecord, Document, Preface, Reference, Topic
 from catalogue.references import find_names
 from pagecache.generations import EVERYTHING
 from pagecache.queries import Parameters
@@ -253,6 +253,78 @@ def document_scopes(document, *, topic_slugs=(), names=()):
         else:
             scopes.add(document_scope(Identifier(name.prefix, name.number)))
     scopes |= _naming_scopes(document.identifier)
+    return scopes
+
+
+def documents_scopes(changes, *, listing=False):
+    """The scopes a change to many public documents affects, as
+    ``document_scopes`` names them for each, found in a few queries for all
+    of them: ``changes`` is ``[(document, before)]``, ``before`` the document
+    as it was read before the change, or None for a new one. A new document
+    had no page of its own to expire (only answers of 200 are kept); the
+    texts that name it had, and link it now.
+
+    ``listing``: as for ``change_scopes``.
+    """
+    scopes = {LISTS, LISTING} if listing else {LISTS}
+    topics, names, identifiers = set(), [], set()
+    for document, before in changes:
+        topics.add(document.topic_id)
+        names += find_names(document.reference_text)
+        identifiers.add(document.identifier)
+        if before is not None:
+            scopes.add(document_scope(document.identifier))
+            topics.add(before.topic_id)
+            names += find_names(before.reference_text)
+    topics.discard(None)
+    scopes.update(
+        topic_scope(slug)
+        for slug in Topic.objects.filter(pk__in=topics).values_list("slug", flat=True)
+    )
+    for name in names:
+        if name.prefix == DecisionRecord.PREFIX:
+            scopes.add(DECISIONS)
+        else:
+            scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    return scopes | _naming_many_scopes(identifiers)
+
+
+# Numbers looked up a query at a time (as many as the vocabulary reads at
+# once), within every database's limit of parameters.
+NAMED_AT_ONCE = 1000
+
+
+def _naming_many_scopes(identifiers):
+    """``_naming_scopes`` of many document identifiers at once."""
+    keys = {identifier.key for identifier in identifiers}
+    scopes = set()
+    numbers = sorted({number for _, number in keys})
+    for start in range(0, len(numbers), NAMED_AT_ONCE):
+        rows = Reference.objects.filter(
+            prefix__in={prefix for prefix, _ in keys},
+            number__in=numbers[start : start + NAMED_AT_ONCE],
+        ).values_list(
+            "prefix",
+            "number",
+            "document__registry__prefix",
+            "document__number",
+            "document__topic__slug",
+            "decision_id",
+        )
+        for named_prefix, named_number, prefix, number, slug, decision_id in rows:
+            if (named_prefix, named_number) not in keys:
+                continue
+            if decision_id is not None:
+                scopes.add(DECISIONS)
+            else:
+                scopes.add(document_scope(Identifier(prefix, number)))
+                if slug:
+                    scopes.add(topic_scope(slug))
+    preface = Preface.objects.first()
+    if preface is not None and any(
+        name.key in keys for name in find_names(preface.text)
+    ):
+        scopes.add(EVERYTHING)
     return scopes
 
 
