@@ -39,7 +39,7 @@ from taggit.models import Tag, TaggedItem
 from actions import pages, vocabulary
 from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
-from actions.staging import Staging, analysed, noting_changes
+from actions.staging import ChangedRows, Staging, analysed, noting_changes
 from actions.steps import audited, require
 from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion, Reference
@@ -102,7 +102,7 @@ def bulk_change(*, user=None, via="", audit=True, everything=False):
     import are planned with statistics that know its rows. It runs without
     the cycle collector (``collecting_cycles_later``).
     """
-    changed = {}
+    changed = ChangedRows()
     with (
         collecting_cycles_later(),
         transaction.atomic(),

@@ -303,15 +303,35 @@ WRITTEN_TABLE_RE = re.compile(
 )
 
 
+class ChangedRows(dict):
+    """``{table: rows}`` a write inserted, updated or deleted, as
+    ``noting_changes`` counts them."""
+
+    def __init__(self):
+        super().__init__()
+        # SQLite counts the rows of a statement returning them only once
+        # they are read: its cursors, read when the write is done.
+        self.returning = []
+
+    def settled(self):
+        for table, cursor in self.returning:
+            self[table] = self.get(table, 0) + max(cursor.rowcount, 0)
+        self.returning = []
+        return self
+
+
 def noting_changes(changed):
-    """An execute wrapper adding to ``changed`` (``{table: rows}``) the rows
+    """An execute wrapper adding to ``changed`` (``ChangedRows``) the rows
     each statement inserts, updates or deletes."""
 
     def wrapper(execute, sql, params, many, context):
         result = execute(sql, params, many, context)
         if match := WRITTEN_TABLE_RE.match(sql):
-            rows = context["cursor"].rowcount
-            changed[match[1]] = changed.get(match[1], 0) + max(rows, 0)
+            cursor = context["cursor"]
+            if connection.vendor == "sqlite" and " RETURNING " in sql:
+                changed.returning.append((match[1], cursor.cursor))
+            else:
+                changed[match[1]] = changed.get(match[1], 0) + max(cursor.rowcount, 0)
         return result
 
     return wrapper
@@ -319,12 +339,13 @@ def noting_changes(changed):
 
 def analysed(changed):
     """Bring the planner's statistics up to date for the tables of
-    ``changed`` (``{table: rows changed}``) whose change is a sizable share
+    ``changed`` (``ChangedRows``) whose change is a sizable share
     of them (``ANALYZE_ROWS`` and ``ANALYZE_SHARE``), or whose rows the
     statistics have never counted: ANALYZE on PostgreSQL, ANALYZE and
     ``PRAGMA optimize`` on SQLite. A bulk write changes a table's shape more
     than its statistics know until autovacuum catches up; queries planned
     meanwhile can be many times slower. Returns the tables analysed."""
+    changed = changed.settled()
     tables = set(changed) & set(connection.introspection.table_names())
     if not tables:
         return []

@@ -22,7 +22,7 @@ from taggit.models import Tag
 
 from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
-from actions.staging import analysed, noting_changes
+from actions.staging import ChangedRows, analysed, noting_changes
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import highest_issued, unissued_refusal
@@ -281,7 +281,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.row_numbered = False  # the row being read was numbered so
         self.user = None
         self.writer = None
-        self.changed = {}  # table -> rows the import inserted, updated, deleted
+        self.changed = ChangedRows()  # the rows the import writes, by table
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
