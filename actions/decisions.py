@@ -258,7 +258,7 @@ def save_imported(*, decisions, user, at, via=""):
                 decision.published_at, decision.published_by = at, user
             decision.save()
         write_references(decisions=decisions)
-        pages.changed_together(
+        pages.decisions_changed(
             [decision for decision in decisions if decision.is_public], before=before
         )
     return decisions
@@ -277,7 +277,7 @@ def place_twins(*, places, user, via=""):
             decision.twin = twin
             DecisionRecord.objects.filter(pk=decision.pk).update(twin=twin)
         # Their addresses moved.
-        pages.changed_together(
+        pages.decisions_changed(
             [decision for decision, _ in places if decision.is_public]
         )
 
@@ -335,7 +335,7 @@ def set_images(*, images, user, via=""):
                 for name in fresh
             )
             changed.add(decision.pk)
-        pages.changed_together([d for d in images if d.pk in changed and d.is_public])
+        pages.decisions_changed([d for d in images if d.pk in changed and d.is_public])
     return changed
 
 
@@ -365,7 +365,7 @@ def keep_relations(*, saved=(), deleted=(), user, via=""):
         related = {r.source_id for r in [*deleted, *saved]}
         related |= {r.target_id for r in [*deleted, *saved]}
         if related:
-            pages.changed_together(
+            pages.decisions_changed(
                 DecisionRecord.objects.filter(
                     pk__in=related, published_at__isnull=False
                 ).select_related("log")

@@ -16,6 +16,10 @@ pages to scopes, so the layer that writes the record imports no view.
   write, None for a new one; with ``listing=``) and returning the scopes
   the change to them all affects, found in a few queries for them all;
 
+- ``PAGE_CACHE_DECISIONS_SCOPES``: the same for decision records, taking
+  ``[(decision record, before)]``, ``before`` what
+  ``PAGE_CACHE_BEFORE_CHANGE`` gave for it;
+
 - ``PAGE_CACHE_PEOPLE_SCOPES``: the dotted path of a function taking people
   and the documents that name them and returning the scopes a change to those
   people (a merge, a split, a new name) affects.
@@ -46,7 +50,7 @@ from pagecache.generations import expire, expire_everything
 __all__ = [
     "before_change",
     "changed",
-    "changed_together",
+    "decisions_changed",
     "documents_changed",
     "everything_changed",
     "own_pages_changed",
@@ -75,23 +79,14 @@ def changed(obj, *, before=None, listing=False):
         _tell_after_commit(obj.pk)
 
 
-def changed_together(objs, *, before=None):
-    """``changed`` for each of ``objs`` (public documents or decision
-    records; ``before`` maps a pk to what ``before_change`` gave for it),
-    their scopes expired at once, as one expiry."""
+def decisions_changed(decisions, *, before=None):
+    """Expire the pages a change to many public decision records shows on
+    (``before`` maps a record's pk to what ``before_change`` gave for it),
+    found in a few queries for them all, as one expiry: a folder's import."""
     before = before or {}
-    scopes, told = set(), []
-    for obj in objs:
-        scopes |= set(
-            import_string(settings.PAGE_CACHE_CHANGE_SCOPES)(
-                obj, before=before.get(obj.pk), listing=False
-            )
-        )
-        if isinstance(obj, Document):
-            told.append(obj.pk)
-    expire(*scopes)
-    if told:
-        _tell_after_commit(*told)
+    changes = [(decision, before.get(decision.pk)) for decision in decisions]
+    if changes:
+        expire(*import_string(settings.PAGE_CACHE_DECISIONS_SCOPES)(changes))
 
 
 def documents_changed(changes, *, listing=False):

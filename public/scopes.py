@@ -294,15 +294,18 @@ def documents_scopes(changes, *, listing=False):
 NAMED_AT_ONCE = 1000
 
 
-def _naming_many_scopes(identifiers):
-    """``_naming_scopes`` of many document identifiers at once."""
+def _naming_many_scopes(identifiers, log=None):
+    """``_naming_scopes`` of many identifiers (of decision records of
+    ``log``) at once."""
     keys = {identifier.key for identifier in identifiers}
     scopes = set()
     numbers = sorted({number for _, number in keys})
+    named = {"log": log.pk} if log is not None else {}
     for start in range(0, len(numbers), NAMED_AT_ONCE):
         rows = Reference.objects.filter(
             prefix__in={prefix for prefix, _ in keys},
             number__in=numbers[start : start + NAMED_AT_ONCE],
+            **named,
         ).values_list(
             "prefix",
             "number",
@@ -320,7 +323,7 @@ def _naming_many_scopes(identifiers):
                 scopes.add(document_scope(Identifier(prefix, number)))
                 if slug:
                     scopes.add(topic_scope(slug))
-    preface = Preface.objects.first()
+    preface = Preface.objects.first() if log is None or log.is_own else None
     if preface is not None and any(
         name.key in keys for name in find_names(preface.text)
     ):
@@ -394,6 +397,25 @@ def change_scopes(obj, *, before=None, listing=False):
     scopes = document_scopes(obj, **(before or {}))
     if listing:
         scopes.add(LISTING)
+    return scopes
+
+
+def decisions_scopes(changes):
+    """The scopes a change to many public decision records affects, as
+    ``decision_scopes`` names them for each, found in a query or two a log:
+    ``changes`` is ``[(decision, before)]``, ``before`` what
+    ``before_change`` gave for it (None for a new one)."""
+    scopes, numbers = {DECISIONS, LISTS}, {}
+    for decision, before in changes:
+        log = decision.log
+        numbers.setdefault(log, set()).add(decision.number)
+        for name in [*(before or {}).get("names", ()), *find_names(decision.body)]:
+            if name.prefix != log.prefix:
+                scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    for log, logged in numbers.items():
+        scopes |= _naming_many_scopes(
+            [Identifier(log.prefix, number) for number in logged], log
+        )
     return scopes
 
 
