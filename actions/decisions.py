@@ -309,8 +309,14 @@ def set_images(*, images, user, via=""):
     require(user, EDIT_DECISION.permission, "change decision records' images", via=via)
     changed = set()
     with transaction.atomic(), audited(user, via):
+        # Every record's stored images named at once, their bytes unread.
+        kept = {}
+        for pk, name, digest in DecisionImage.objects.filter(
+            decision__in=[decision.pk for decision in images]
+        ).values_list("decision", "name", "digest"):
+            kept.setdefault(pk, {})[name] = digest
         for decision, wanted in images.items():
-            stored = {image.name: image.digest for image in decision.images.all()}
+            stored = kept.get(decision.pk, {})
             stale = [
                 name
                 for name, digest in stored.items()
