@@ -174,13 +174,19 @@ def noting_commits():
 
 def timed(function):
     """(seconds, seconds the record was locked, seconds of the commit's
-    in-process hooks, result) of ``function()``."""
+    in-process hooks, result) of ``function()``. Without a worker, the
+    related work it asked for runs in a thread of this process once it has
+    committed: it is waited for after the figure is taken, so that it never
+    races the benchmark's next step."""
+    from jobs import runner
+
     SWITCHES.clear()
     COMMITS.clear()
     started, cpu = time.perf_counter(), time.process_time()
     result = function()
     ended = time.perf_counter()
     CPU["last"] = time.process_time() - cpu
+    runner.wait_for_background()
     hooks = sum(seconds for _, seconds in COMMITS)
     committed = COMMITS[-1][0] if COMMITS else ended
     locked = committed - (SWITCHES[-1] if SWITCHES else started)
