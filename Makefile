@@ -255,7 +255,9 @@ bench-attack: $(VENV)/.installed-dev
 		--attackers $(ATTACKERS)
 
 ## bench-import: import_index and the CSV import of BENCH_DOCUMENTS rows against COPY
-## of the same rows, and reads right after against settled (bench/results/import.md)
+## of the same rows, and reads right after against settled; 5,000 rows (and a decision
+## folder) into a BENCH_DOCUMENTS-document record against into an empty one and against
+## COPY (bench/results/import.md)
 bench-import: $(VENV)/.installed-dev
 	$(BIN)/python bench/import_bench.py --documents $(BENCH_DOCUMENTS)
 

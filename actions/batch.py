@@ -10,14 +10,15 @@ tables as the batches come, then moved into the record by one short
 switch-over, within ``DocumentWriter.staged()``.
 ``bulk_change`` is the frame of a bulk write of anything else (a preface, a
 folder of decision records, a restored backup): one transaction, the audit
-trail naming who or what made it, every page expired once it commits, and
-the planner's statistics of every table it changed brought up to date.
+trail naming who or what made it, and the planner's statistics of every
+table it changed by a sizable share brought up to date. What a bulk write
+expires, audits and tells ``RECORD_CHANGED`` is what it changed, found a
+batch at a time, never the whole record (but for a restore).
 """
 
 import copy
 import datetime
 import gc
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -38,7 +39,7 @@ from taggit.models import Tag, TaggedItem
 from actions import pages, vocabulary
 from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
-from actions.staging import Staging, analysed
+from actions.staging import ChangedRows, Staging, analysed, noting_changes
 from actions.steps import audited, require
 from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion, Reference
@@ -81,30 +82,38 @@ class DocumentWrite:
 
 
 @contextmanager
-def bulk_change(*, user=None, via="", audit=True):
+def bulk_change(*, user=None, via="", audit=True, everything=False):
     """One transaction for a bulk write: the audit trail of what is saved
-    meanwhile names ``user`` and says what made it (``via``), and every
-    cached page is expired once it commits; nothing, if it fails.
+    meanwhile names ``user`` and says what made it (``via``); nothing, if it
+    fails.
 
     ``audit=False`` writes no audit entry: a restore brings back the audit
     trail itself, as it was.
 
-    Every table it writes is analysed before it commits (``analysed``), so
-    that the first searches and pages after a large import are planned with
-    statistics that know its rows. It runs without the cycle collector
-    (``collecting_cycles_later``).
+    The actions it runs expire the pages of what they changed and tell
+    ``RECORD_CHANGED`` of the documents they changed, as each does alone
+    (``DocumentWriter`` for many documents at once). ``everything``: the
+    write makes the record anew (a restore, sample data): every page is
+    expired once it commits, and what derives from the record is
+    recomputed whole.
+
+    Every table it changes by a sizable share is analysed before it commits
+    (``analysed``), so that the first searches and pages after a large
+    import are planned with statistics that know its rows. It runs without
+    the cycle collector (``collecting_cycles_later``).
     """
-    written = set()
+    changed = ChangedRows()
     with (
         collecting_cycles_later(),
         transaction.atomic(),
         audited(user, via) if audit else disable_auditlog(),
-        connection.execute_wrapper(_noting_tables(written)),
+        connection.execute_wrapper(noting_changes(changed)),
     ):
-        pages.everything_changed()
+        if everything:
+            pages.everything_changed()
         yield
         # Still in the transaction, whose rows ANALYZE counts.
-        analysed(written & set(connection.introspection.table_names()))
+        analysed(changed)
 
 
 @contextmanager
@@ -122,23 +131,6 @@ def collecting_cycles_later():
         yield
     finally:
         gc.enable()
-
-
-# The table a statement writes: Django quotes the names it writes.
-WRITTEN_TABLE_RE = re.compile(
-    r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]+)"', re.IGNORECASE
-)
-
-
-def _noting_tables(written):
-    """An execute wrapper adding to ``written`` each table a statement writes."""
-
-    def wrapper(execute, sql, params, many, context):
-        if match := WRITTEN_TABLE_RE.match(sql):
-            written.add(match[1])
-        return execute(sql, params, many, context)
-
-    return wrapper
 
 
 class DocumentWriter:
@@ -174,7 +166,6 @@ class DocumentWriter:
         self.actor = user
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.via = via
-        self.expired = False
         self.staging = Staging()
         self._entry_fields = None
         self.staging_batches = staged
@@ -245,9 +236,10 @@ class DocumentWriter:
         if not changes:
             return
         self._require("change", changes)
-        entries = []
+        entries, befores = [], []
         for document, successor in changes:
             before = copy.copy(document)
+            befores.append(before)
             document.superseded_by = successor
             entries.append(
                 self.log_entry(
@@ -265,19 +257,23 @@ class DocumentWriter:
         with transaction.atomic():
             self.staging.update(Document, documents, ["superseded_by"])
             self.staging.insert(LogEntry, [entry for entry in entries if entry])
-            self._expire(documents)
+            # The successor's page says what it supersedes, and so did the
+            # former successor's.
+            pages.documents_changed(list(zip(documents, befores, strict=True)))
+            public = [
+                (document, before)
+                for document, before in zip(documents, befores, strict=True)
+                if document.is_public or before.is_public
+            ]
+            successors = {d.superseded_by_id for d, _ in public}
+            successors |= {before.superseded_by_id for _, before in public}
+            successors.discard(None)
+            if successors:
+                pages.own_pages_changed(sorted(successors))
             self._batch_written()
-
-    def _expire(self, documents):
-        """Every cached page is expired, once, when the batch touches a public
-        document: a bulk write names too many pages to find them one by one."""
-        if not self.expired and any(document.is_public for document in documents):
-            pages.everything_changed()
-            self.expired = True
 
     def _complete(self, writes, *, action):
         documents = [write.document for write in writes]
-        self._expire([*documents, *(write.before for write in writes if write.before)])
         highest = {}
         for document in documents:
             registry = document.registry
@@ -302,9 +298,23 @@ class DocumentWriter:
             for write in writes
         ]
         tagged = [write for write in writes if write.tags is not None]
-        entries += self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
+        retagged = self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
+        entries += retagged
         entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
+        # The pages of these documents alone: a new public document changes
+        # its registry's total, printed on every topic page, and so does one
+        # no longer public; a public one's tags, the public filters.
+        public = {document.pk for document in documents if document.is_public}
+        pages.documents_changed(
+            [(write.document, write.before) for write in writes],
+            listing=any(
+                write.document.is_public
+                != (write.before is not None and write.before.is_public)
+                for write in writes
+            )
+            or any(entry.object_id in public for entry in retagged),
+        )
         # The public words are counted once the rows are in the record.
         self.staging.then(lambda: vocabulary.refresh([d.pk for d in documents]))
         # People are linked once the rows are in the record, versions too.

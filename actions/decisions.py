@@ -242,17 +242,25 @@ def _require_import(user, via):
 def save_imported(*, decisions, user, at, via=""):
     """Save the records a team's folder brings or changes, as their files
     give them: a new one is published at ``at`` as it is imported; the
-    references each one's text makes are written again. The import's
-    ``bulk_change`` expires every page."""
+    references each one's text makes are written again; the pages of these
+    records, and of the texts they name now or named before, are expired."""
     _require_import(user, via)
     if not decisions:
         return decisions
     with transaction.atomic(), audited(user, via):
+        stored = DecisionRecord.objects.filter(
+            pk__in=[decision.pk for decision in decisions if decision.pk],
+            published_at__isnull=False,
+        )
+        before = {decision.pk: pages.before_change(decision) for decision in stored}
         for decision in decisions:
             if decision.pk is None:
                 decision.published_at, decision.published_by = at, user
             decision.save()
         write_references(decisions=decisions)
+        pages.decisions_changed(
+            [decision for decision in decisions if decision.is_public], before=before
+        )
     return decisions
 
 
@@ -268,6 +276,10 @@ def place_twins(*, places, user, via=""):
         for decision, twin in places:
             decision.twin = twin
             DecisionRecord.objects.filter(pk=decision.pk).update(twin=twin)
+        # Their addresses moved.
+        pages.decisions_changed(
+            [decision for decision, _ in places if decision.is_public]
+        )
 
 
 def hold_imported_change(*, decision, content, digest, user, note, via=""):
@@ -297,8 +309,14 @@ def set_images(*, images, user, via=""):
     require(user, EDIT_DECISION.permission, "change decision records' images", via=via)
     changed = set()
     with transaction.atomic(), audited(user, via):
+        # Every record's stored images named at once, their bytes unread.
+        kept = {}
+        for pk, name, digest in DecisionImage.objects.filter(
+            decision__in=[decision.pk for decision in images]
+        ).values_list("decision", "name", "digest"):
+            kept.setdefault(pk, {})[name] = digest
         for decision, wanted in images.items():
-            stored = {image.name: image.digest for image in decision.images.all()}
+            stored = kept.get(decision.pk, {})
             stale = [
                 name
                 for name, digest in stored.items()
@@ -323,6 +341,7 @@ def set_images(*, images, user, via=""):
                 for name in fresh
             )
             changed.add(decision.pk)
+        pages.decisions_changed([d for d in images if d.pk in changed and d.is_public])
     return changed
 
 
@@ -348,6 +367,15 @@ def keep_relations(*, saved=(), deleted=(), user, via=""):
             relation.delete()
         for relation in saved:
             relation.save()
+        # A relation shows on the pages of both its records.
+        related = {r.source_id for r in [*deleted, *saved]}
+        related |= {r.target_id for r in [*deleted, *saved]}
+        if related:
+            pages.decisions_changed(
+                DecisionRecord.objects.filter(
+                    pk__in=related, published_at__isnull=False
+                ).select_related("log")
+            )
 
 
 def discard_decision_revision(*, decision, user):

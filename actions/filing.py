@@ -39,7 +39,9 @@ def save(*, obj, user, via=""):
         if verb == "change":
             _restamp(obj, renamed_only=True)
         obj.save()
-        pages.everything_changed()
+        # A new one is shown by every page, and filed under by no document
+        # yet: nothing derived from the documents changes.
+        pages.everything_changed(record=verb == "change")
     return obj
 
 

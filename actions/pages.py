@@ -11,6 +11,15 @@ pages to scopes, so the layer that writes the record imports no view.
   changed document or decision record (with ``before=`` and ``listing=``) and
   returning the scopes it affects.
 
+- ``PAGE_CACHE_DOCUMENTS_SCOPES``: the dotted path of a function taking
+  ``[(document, before)]`` (``before`` the document as read before a bulk
+  write, None for a new one; with ``listing=``) and returning the scopes
+  the change to them all affects, found in a few queries for them all;
+
+- ``PAGE_CACHE_DECISIONS_SCOPES``: the same for decision records, taking
+  ``[(decision record, before)]``, ``before`` what
+  ``PAGE_CACHE_BEFORE_CHANGE`` gave for it;
+
 - ``PAGE_CACHE_PEOPLE_SCOPES``: the dotted path of a function taking people
   and the documents that name them and returning the scopes a change to those
   people (a merge, a split, a new name) affects.
@@ -41,6 +50,8 @@ from pagecache.generations import expire, expire_everything
 __all__ = [
     "before_change",
     "changed",
+    "decisions_changed",
+    "documents_changed",
     "everything_changed",
     "own_pages_changed",
     "people_changed",
@@ -68,9 +79,41 @@ def changed(obj, *, before=None, listing=False):
         _tell_after_commit(obj.pk)
 
 
+def decisions_changed(decisions, *, before=None):
+    """Expire the pages a change to many public decision records shows on
+    (``before`` maps a record's pk to what ``before_change`` gave for it),
+    found in a few queries for them all, as one expiry: a folder's import."""
+    before = before or {}
+    changes = [(decision, before.get(decision.pk)) for decision in decisions]
+    if changes:
+        expire(*import_string(settings.PAGE_CACHE_DECISIONS_SCOPES)(changes))
+
+
+def documents_changed(changes, *, listing=False):
+    """Expire the pages a bulk write of documents shows on: ``changes`` is
+    ``[(document, before)]``, ``before`` the document as read before the
+    write (None for a new one). Only the documents public before or after
+    show anywhere; those are told to ``RECORD_CHANGED``. What is expired and
+    told is theirs alone, however large the record.
+
+    ``listing``: as for ``changed``.
+    """
+    changes = [
+        (document, before)
+        for document, before in changes
+        if document.is_public or (before is not None and before.is_public)
+    ]
+    if not changes:
+        return
+    expire(
+        *import_string(settings.PAGE_CACHE_DOCUMENTS_SCOPES)(changes, listing=listing)
+    )
+    _tell_after_commit(*(document.pk for document, _ in changes))
+
+
 def everything_changed(*, record=True):
     """Expire every page: a change whose pages are too many to name (a
-    registry's, a topic's or a tag's name, an import of many rows).
+    registry's, a topic's or a tag's name, a restore).
 
     ``record``: the record changed, so what derives from it is recomputed;
     False when it is that derived data, stored, which changed.
@@ -92,8 +135,8 @@ def people_changed(persons, documents=()):
     expire(*import_string(settings.PAGE_CACHE_PEOPLE_SCOPES)(persons, documents))
 
 
-def _tell_after_commit(pk):
-    """Have ``RECORD_CHANGED`` told of ``pk`` (None: of any document) once
+def _tell_after_commit(*pks):
+    """Have ``RECORD_CHANGED`` told of ``pks`` (None: of any document) once
     the transaction commits, with every other document it changed: the first
     callback to run tells them all, the others find nothing left.
 
@@ -106,7 +149,7 @@ def _tell_after_commit(pk):
         return
     if getattr(_told, "pending", None) is None:
         _told.pending = set()
-    _told.pending.add(pk)
+    _told.pending.update(pks)
     transaction.on_commit(_tell, robust=True)
 
 

@@ -19,16 +19,24 @@ New rows take their primary keys from the table's own sequence as they are
 staged (one query a batch), so audit entries, versions and references can
 name them before they are written.
 
-``analysed(tables)`` brings the planner's statistics up to date for the
-tables a bulk write changed (``bulk_change`` calls it on every one).
+``analysed(changed)`` brings the planner's statistics up to date for the
+tables a bulk write changed by a sizable share (``bulk_change`` and the CSV
+import call it with the rows ``noting_changes`` counted).
 """
 
 import datetime
 import itertools
 import operator
+import re
 import time
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    OperationalError,
+    connection,
+    connections,
+    models,
+)
 from django.db.models import Field
 
 # The fields whose values need no conversion on their way to the database
@@ -141,11 +149,9 @@ class Staging:
 
     ``switch_seconds`` is how long the last switch-over took: the time the
     record's rows and tables were written, and locked, by the bulk write.
-    ``written`` names every table it has written rows of, or staged them for.
     """
 
-    def __init__(self, written=()):
-        self.written = set(written)
+    def __init__(self):
         self.postgresql = connection.vendor == "postgresql"
         self.staged_tables = {}  # (model, fields or None) -> temporary table
         self.deletions = []  # callables run first at the switch-over
@@ -161,7 +167,6 @@ class Staging:
         instances = list(instances)
         if not instances:
             return instances
-        self.written.add(model._meta.db_table)
         if not self.postgresql:
             return model.objects.bulk_create(instances)
         pk = model._meta.pk
@@ -186,7 +191,6 @@ class Staging:
         if not instances:
             return
         fields = tuple(fields)
-        self.written.add(model._meta.db_table)
         if not self.postgresql:
             model.objects.bulk_update(instances, fields, batch_size=1000)
             return
@@ -203,7 +207,6 @@ class Staging:
     def delete(self, queryset):
         """Delete the rows of ``queryset`` first at the switch-over (at once
         elsewhere than PostgreSQL)."""
-        self.written.add(queryset.model._meta.db_table)
         if self.postgresql:
             self.deletions.append(queryset)
         else:
@@ -249,7 +252,7 @@ class Staging:
         for function in self.afterwards:
             function()
         seconds = time.monotonic() - started
-        self.__init__(self.written)
+        self.__init__()
         self.switch_seconds = seconds
 
     def _switch_postgresql(self):
@@ -284,14 +287,77 @@ class Staging:
                 cursor.execute(f"DROP TABLE {_quoted(table)}")
 
 
-def analysed(tables):
-    """Bring the planner's statistics of ``tables`` up to date: ANALYZE on
-    PostgreSQL, ANALYZE and ``PRAGMA optimize`` on SQLite. A bulk write
-    changes a table's shape more than its statistics know until autovacuum
-    catches up; queries planned meanwhile can be many times slower."""
-    tables = sorted(set(tables))
+# A bulk write analyses a table itself only once it changed a sizable share
+# of it, the share after which autovacuum analyses a table (PostgreSQL's
+# defaults: 50 rows and a tenth of the rows its statistics count). A smaller
+# change leaves statistics that still describe the table, and autovacuum
+# analyses it once the changes of many writes add up to that share; ANALYZE
+# samples the whole table whatever the change, so analysing after every
+# write cost a write into a large record more than its own rows.
+ANALYZE_ROWS = 50
+ANALYZE_SHARE = 0.1
+
+# The table a statement writes: Django quotes the names it writes.
+WRITTEN_TABLE_RE = re.compile(
+    r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"([^"]+)"', re.IGNORECASE
+)
+
+
+class ChangedRows(dict):
+    """``{table: rows}`` a write inserted, updated or deleted, as
+    ``noting_changes`` counts them."""
+
+    def __init__(self):
+        super().__init__()
+        # SQLite counts the rows of a statement returning them only once
+        # they are read: its cursors, read when the write is done.
+        self.returning = []
+
+    def settled(self):
+        for table, cursor in self.returning:
+            self[table] = self.get(table, 0) + max(cursor.rowcount, 0)
+        self.returning = []
+        return self
+
+
+def noting_changes(changed):
+    """An execute wrapper adding to ``changed`` (``ChangedRows``) the rows
+    each statement inserts, updates or deletes."""
+
+    def wrapper(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if match := WRITTEN_TABLE_RE.match(sql):
+            cursor = context["cursor"]
+            if connection.vendor == "sqlite" and " RETURNING " in sql:
+                changed.returning.append((match[1], cursor.cursor))
+            else:
+                changed[match[1]] = changed.get(match[1], 0) + max(cursor.rowcount, 0)
+        return result
+
+    return wrapper
+
+
+def analysed(changed):
+    """Bring the planner's statistics up to date for the tables of
+    ``changed`` (``ChangedRows``) whose change is a sizable share
+    of them (``ANALYZE_ROWS`` and ``ANALYZE_SHARE``), or whose rows the
+    statistics have never counted: ANALYZE on PostgreSQL, ANALYZE and
+    ``PRAGMA optimize`` on SQLite. A bulk write changes a table's shape more
+    than its statistics know until autovacuum catches up; queries planned
+    meanwhile can be many times slower. Returns the tables analysed."""
+    changed = changed.settled()
+    tables = set(changed) & set(connection.introspection.table_names())
     if not tables:
-        return
+        return []
+    counted = _counted_rows(tables)
+    tables = sorted(
+        table
+        for table in tables
+        if counted.get(table) is None
+        or changed[table] >= ANALYZE_ROWS + ANALYZE_SHARE * counted[table]
+    )
+    if not tables:
+        return tables
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute("ANALYZE " + ", ".join(_quoted(t) for t in tables))
@@ -299,3 +365,33 @@ def analysed(tables):
             for table in tables:
                 cursor.execute(f"ANALYZE {_quoted(table)}")
             cursor.execute("PRAGMA optimize")
+    return tables
+
+
+def _counted_rows(tables):
+    """``{table: rows}`` as the planner's statistics count them; a table they
+    have never counted is left out."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # reltuples is -1 for a table never analysed nor vacuumed.
+            cursor.execute(
+                "SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s) "
+                "AND relkind IN ('r', 'p') AND relpersistence <> 't' "
+                "AND pg_table_is_visible(oid) AND reltuples >= 0",
+                [sorted(tables)],
+            )
+            return dict(cursor.fetchall())
+        if connection.vendor == "sqlite":
+            # Each row's stat starts with the rows its table held; the table
+            # of them exists once anything was analysed.
+            try:
+                cursor.execute("SELECT tbl, stat FROM sqlite_stat1")
+            except OperationalError:
+                return {}
+            counted = {}
+            for table, stat in cursor.fetchall():
+                if table in tables:
+                    rows = int(stat.split()[0])
+                    counted[table] = max(counted.get(table, 0), rows)
+            return counted
+    return {}

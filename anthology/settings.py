@@ -290,6 +290,8 @@ PAGE_CACHE_SCOPE_PATHS = "public.scopes.scope_paths"
 # What a change to the record makes stale, for the actions (``actions.pages``).
 PAGE_CACHE_BEFORE_CHANGE = "public.scopes.before_change"
 PAGE_CACHE_CHANGE_SCOPES = "public.scopes.change_scopes"
+PAGE_CACHE_DOCUMENTS_SCOPES = "public.scopes.documents_scopes"
+PAGE_CACHE_DECISIONS_SCOPES = "public.scopes.decisions_scopes"
 PAGE_CACHE_OWN_PAGE_SCOPES = "public.scopes.own_page_scopes"
 PAGE_CACHE_PEOPLE_SCOPES = "public.scopes.people_scopes"
 # Told of the documents each change touched, once it commits: related work is

@@ -242,7 +242,9 @@ def _import_log(folder, entry, *, user, via, report=None, skip=(), shown=None):
         via=via,
     )
     existing = list(
-        DecisionRecord.objects.filter(log=log).select_for_update(of=("self",))
+        DecisionRecord.objects.filter(log=log)
+        .select_related("log")
+        .select_for_update(of=("self",))
     )
     matches = _match(parsed_files, existing, problems, log)
     problems.extend(_field_problems(matches, {problem.file for problem in problems}))

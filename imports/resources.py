@@ -11,6 +11,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from import_export import resources
@@ -21,7 +22,7 @@ from taggit.models import Tag
 
 from actions import filing
 from actions.batch import DocumentWrite, DocumentWriter, collecting_cycles_later
-from actions.staging import analysed
+from actions.staging import ChangedRows, analysed, noting_changes
 from catalogue.identifiers import Identifier
 from catalogue.models import Document, DocumentVersion, Registry, Topic
 from catalogue.numbering import highest_issued, unissued_refusal
@@ -280,14 +281,19 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.row_numbered = False  # the row being read was numbered so
         self.user = None
         self.writer = None
+        self.changed = ChangedRows()  # the rows the import writes, by table
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
 
     def import_data(self, dataset, *args, **kwargs):
         """The whole file read and written as every bulk write is, without the
-        cycle collector (``collecting_cycles_later``)."""
-        with collecting_cycles_later():
+        cycle collector (``collecting_cycles_later``), counting the rows it
+        changes (``noting_changes``) for ``analysed``."""
+        with (
+            collecting_cycles_later(),
+            connection.execute_wrapper(noting_changes(self.changed)),
+        ):
             return super().import_data(dataset, *args, **kwargs)
 
     def before_import(self, dataset, **kwargs):
@@ -566,7 +572,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         if not self._is_dry_run(kwargs):
             # As every bulk write does (``bulk_change``), so that the pages
             # read right after a large import are planned knowing its rows.
-            analysed(self.writer.staging.written)
+            analysed(self.changed)
 
     def _successors_named(self):
         """``{identifier: document}`` for every successor the file names: the

@@ -223,7 +223,7 @@ def import_record(stream):
             )
     counts = {}
     # The snapshot brings its own audit trail: the restore adds none.
-    with bulk_change(via="import_record", audit=False):
+    with bulk_change(via="import_record", audit=False, everything=True):
         with connection.constraint_checks_disabled():
             objects = serializers.deserialize(
                 "python", data["objects"], handle_forward_references=True

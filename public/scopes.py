@@ -29,6 +29,7 @@ from catalogue.models import (
     Preface,
     Reference,
     RelatedDocument,
+    Topic,
 )
 from catalogue.references import find_names
 from pagecache.generations import EVERYTHING
@@ -265,6 +266,92 @@ def document_scopes(document, *, topic_slugs=(), names=()):
     return scopes
 
 
+def documents_scopes(changes, *, listing=False):
+    """The scopes a change to many public documents affects, as
+    ``document_scopes`` names them for each, found in a few queries for all
+    of them: ``changes`` is ``[(document, before)]``, ``before`` the document
+    as it was read before the change, or None for a new one. A new document
+    had no page of its own to expire (only answers of 200 are kept); the
+    texts that name it had, and link it now.
+
+    ``listing``: as for ``change_scopes``.
+    """
+    scopes = {LISTS, LISTING} if listing else {LISTS}
+    topics, names, identifiers = set(), [], set()
+    for document, before in changes:
+        topics.add(document.topic_id)
+        names += find_names(document.reference_text)
+        identifiers.add(document.identifier)
+        if before is not None:
+            scopes.add(document_scope(document.identifier))
+            topics.add(before.topic_id)
+            names += find_names(before.reference_text)
+    topics.discard(None)
+    scopes.update(
+        topic_scope(slug)
+        for slug in Topic.objects.filter(pk__in=topics).values_list("slug", flat=True)
+    )
+    for name in names:
+        if name.prefix == DecisionRecord.PREFIX:
+            scopes.add(DECISIONS)
+        else:
+            scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    # The pages whose related work lists a changed document show its title
+    # and drop it once it is withdrawn.
+    changed = [document.pk for document, before in changes if before is not None]
+    for start in range(0, len(changed), NAMED_AT_ONCE):
+        listing_pages = RelatedDocument.objects.filter(
+            related_id__in=changed[start : start + NAMED_AT_ONCE]
+        ).values_list("document__registry__prefix", "document__number")
+        scopes.update(
+            document_scope(Identifier(prefix, number))
+            for prefix, number in listing_pages.distinct()
+        )
+    return scopes | _naming_many_scopes(identifiers)
+
+
+# Numbers looked up a query at a time (as many as the vocabulary reads at
+# once), within every database's limit of parameters.
+NAMED_AT_ONCE = 1000
+
+
+def _naming_many_scopes(identifiers, log=None):
+    """``_naming_scopes`` of many identifiers (of decision records of
+    ``log``) at once."""
+    keys = {identifier.key for identifier in identifiers}
+    scopes = set()
+    numbers = sorted({number for _, number in keys})
+    named = {"log": log.pk} if log is not None else {}
+    for start in range(0, len(numbers), NAMED_AT_ONCE):
+        rows = Reference.objects.filter(
+            prefix__in={prefix for prefix, _ in keys},
+            number__in=numbers[start : start + NAMED_AT_ONCE],
+            **named,
+        ).values_list(
+            "prefix",
+            "number",
+            "document__registry__prefix",
+            "document__number",
+            "document__topic__slug",
+            "decision_id",
+        )
+        for named_prefix, named_number, prefix, number, slug, decision_id in rows:
+            if (named_prefix, named_number) not in keys:
+                continue
+            if decision_id is not None:
+                scopes.add(DECISIONS)
+            else:
+                scopes.add(document_scope(Identifier(prefix, number)))
+                if slug:
+                    scopes.add(topic_scope(slug))
+    preface = Preface.objects.first() if log is None or log.is_own else None
+    if preface is not None and any(
+        name.key in keys for name in find_names(preface.text)
+    ):
+        scopes.add(EVERYTHING)
+    return scopes
+
+
 def _naming_scopes(identifier, log=None, listed=None):
     """Scopes of the texts that name ``identifier`` (a decision record's of
     ``log``), the preface's included: it names the record's own log's; and
@@ -349,6 +436,25 @@ def change_scopes(obj, *, before=None, listing=False):
     scopes = document_scopes(obj, **(before or {}))
     if listing:
         scopes.add(LISTING)
+    return scopes
+
+
+def decisions_scopes(changes):
+    """The scopes a change to many public decision records affects, as
+    ``decision_scopes`` names them for each, found in a query or two a log:
+    ``changes`` is ``[(decision, before)]``, ``before`` what
+    ``before_change`` gave for it (None for a new one)."""
+    scopes, numbers = {DECISIONS, LISTS}, {}
+    for decision, before in changes:
+        log = decision.log
+        numbers.setdefault(log, set()).add(decision.number)
+        for name in [*(before or {}).get("names", ()), *find_names(decision.body)]:
+            if name.prefix != log.prefix:
+                scopes.add(document_scope(Identifier(name.prefix, name.number)))
+    for log, logged in numbers.items():
+        scopes |= _naming_many_scopes(
+            [Identifier(log.prefix, number) for number in logged], log
+        )
     return scopes
 
 

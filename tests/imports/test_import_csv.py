@@ -480,7 +480,9 @@ def many_rows(count):
 
 def import_queries(client, content):
     """Queries of the preview and of the confirmation, each from a cold cache
-    of content types (audit entries look theirs up once a process)."""
+    of content types (audit entries look theirs up once a process), but for
+    those bringing the planner's statistics up to date, which an import makes
+    only for the tables it changed by a sizable share."""
     ContentType.objects.clear_cache()
     with CaptureQueriesContext(connection) as previewing:
         response = preview(client, content)
@@ -488,7 +490,15 @@ def import_queries(client, content):
     ContentType.objects.clear_cache()
     with CaptureQueriesContext(connection) as confirming:
         confirm(client, response)
-    return len(previewing), len(confirming)
+    return len(_written(previewing)), len(_written(confirming))
+
+
+def _written(queries):
+    return [
+        query
+        for query in queries.captured_queries
+        if not query["sql"].startswith(("ANALYZE", "PRAGMA optimize"))
+    ]
 
 
 @pytest.fixture

@@ -49,8 +49,10 @@ pytestmark = pytest.mark.django_db
 # venues, positions and versions read, the people of the families met and
 # their slugs, then people, positions and their audit entries copied in. Four
 # count the public words: the documents' words as last counted and their text
-# read, then their words and the vocabulary's counts written.
-QUERIES_PER_IMPORT = 101
+# read, then their words and the vocabulary's counts written. Four find the
+# pages to expire and whether to analyse: the topics' slugs, the texts naming
+# the rows, the preface, the tables' rows as the statistics count them.
+QUERIES_PER_IMPORT = 104
 
 postgresql_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="staging tables are PostgreSQL's"
@@ -162,9 +164,15 @@ def statements(rows):
     return [query["sql"] for query in queries.captured_queries]
 
 
+def written(sql):
+    """The statements but ANALYZE, which a write makes only when its rows are
+    a sizable share of a table's."""
+    return [s for s in sql if not s.startswith("ANALYZE")]
+
+
 @postgresql_only
 def test_an_import_makes_as_many_statements_for_a_thousand_rows_as_for_ten():
-    assert len(statements(1000)) == len(statements(10))
+    assert len(written(statements(1000))) == len(written(statements(10)))
 
 
 @postgresql_only
@@ -187,8 +195,8 @@ def test_on_sqlite_only_the_inserts_grow_with_the_rows():
     def others(sql):
         return [s for s in sql if not s.lstrip().upper().startswith("INSERT")]
 
-    ten = others(statements(10))
-    thousand = others(statements(1000))
+    ten = others(written(statements(10)))
+    thousand = others(written(statements(1000)))
 
     assert len(thousand) == len(ten)
 
