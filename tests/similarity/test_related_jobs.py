@@ -13,7 +13,7 @@ from django.urls import reverse
 
 import actions.documents
 import actions.filing
-from catalogue.models import RelatedDocument
+from catalogue.models import Document, RelatedDocument
 from jobs import queue, runner
 from jobs.models import Job
 from similarity.jobs import RELATED_JOB
@@ -167,12 +167,18 @@ def test_a_command_leaves_related_work_waiting_for_the_next_request_after_its_re
     settings.JOBS_CHORES_IN_PROCESS = True
     settings.JOBS_CHORE_SECONDS = 0
 
+    before = set(Document.objects.values_list("pk", flat=True))
     call_command("generate_sample", documents=3, stdout=io.StringIO())
 
     # The command ended without computing, or leaving a thread to.
     assert runner._background["thread"] is None
     [job] = related_jobs()
-    assert (job.state, job.arguments) == (Job.State.QUEUED, {"documents": None})
+    # The related work of the documents it made, and of no other.
+    made = sorted(
+        Document.objects.public().exclude(pk__in=before).values_list("pk", flat=True)
+    )
+    assert len(made) == 3
+    assert (job.state, job.arguments) == (Job.State.QUEUED, {"documents": made})
     assert not RelatedDocument.objects.exists()
 
     started = []
@@ -193,7 +199,9 @@ def test_a_command_leaves_related_work_waiting_for_the_next_request_after_its_re
     assert started == [(True, Job.State.QUEUED)]
     job.refresh_from_db()
     assert job.state == Job.State.FINISHED
-    assert RelatedDocument.objects.filter(document=record[0]).exists()
+    # The documents it made, and those whose lists they may enter.
+    assert job.summary.startswith("Related work of ")
+    assert int(job.summary.split()[3]) >= len(made)
 
 
 def test_recompute_related_runs_the_recomputation_a_command_left_waiting(
