@@ -35,7 +35,7 @@ from django.utils import timezone
 from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
-from actions import pages, vocabulary
+from actions import pages, rows, vocabulary
 from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
 from actions.staging import Staging, analysed
@@ -266,6 +266,7 @@ class DocumentWriter:
             self.staging.update(Document, documents, ["superseded_by"])
             self.staging.insert(LogEntry, [entry for entry in entries if entry])
             self._expire(documents)
+            self.staging.then(lambda: rows.documents_changed(d.pk for d in documents))
             self._batch_written()
 
     def _expire(self, documents):
@@ -307,6 +308,8 @@ class DocumentWriter:
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
         # The public words are counted once the rows are in the record.
         self.staging.then(lambda: vocabulary.refresh([d.pk for d in documents]))
+        # The stored rows are built once the documents are in the record.
+        self.staging.then(lambda: rows.documents_changed(d.pk for d in documents))
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
             lambda: link_documents(

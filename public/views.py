@@ -47,7 +47,7 @@ from formats.madr import unlinked
 from public import people, search, signposting
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
-from public.rows import TableRow, document_rows, row_values
+from public.rows import ListedRow, document_rows, row_values
 from public.statistics import statistics_figures, topic_year_figure
 from public.versions import version_comparison
 
@@ -141,9 +141,9 @@ class DocumentListView(ListView):
     the URL.
 
     Subclasses narrow ``base_queryset()``. Context: ``documents`` (this
-    page's ``TableRow`` objects), ``rows`` (their table rows as HTML, from
-    ``rows.document_rows``), ``filter``, ``references`` for the rows'
-    cross-references, ``is_filtered``, ``sort`` (the sort asked for, as
+    page's ``ListedRow`` objects), ``rows`` (their table rows as HTML, from
+    ``rows.document_rows``), ``filter``, ``references`` (for a preface the
+    page shows), ``is_filtered``, ``sort`` (the sort asked for, as
     written, or "") and ``sorting`` (a ``SortHeader`` per sortable column).
     """
 
@@ -178,14 +178,11 @@ class DocumentListView(ListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["documents"] = [TableRow(*values) for values in context["documents"]]
-        context["references"] = resolve(
-            [document.summary_with_citation for document in context["documents"]]
-        )
+        context["documents"] = [ListedRow(*values) for values in context["documents"]]
+        # The rows come built, their names linked (``rows.document_rows``).
+        context["references"] = {}
         context["rows"] = document_rows(
-            context["documents"],
-            context["references"],
-            topic_column=self.topic_column,
+            context["documents"], topic_column=self.topic_column
         )
         context["topic_column"] = self.topic_column
         context["filter"] = self.filter
@@ -447,7 +444,7 @@ class PersonDetailView(DetailView):
     ``counts`` (RegistryCount per registry), ``groups`` (this page's
     documents under their topics: ``people.RowGroup``), ``page_obj``,
     ``years``, ``spellings``, ``coauthors`` (each with ``shared``),
-    ``more_coauthors``, ``venues``, ``namesakes`` and ``references``.
+    ``more_coauthors``, ``venues`` and ``namesakes``.
 
     An address no person has now is a former one (``former_address``).
     """
@@ -475,8 +472,7 @@ class PersonDetailView(DetailView):
             sum(count for *_, count in topics.values()),
             people.DOCUMENTS_PER_PAGE,
         )
-        rows = [TableRow(*values) for values in page.object_list]
-        references = resolve([row.summary_with_citation for row in rows])
+        rows = [ListedRow(*values) for values in page.object_list]
         coauthors, more_coauthors = people.coauthors(person, documents)
         return super().get_context_data(
             counts=[
@@ -488,12 +484,10 @@ class PersonDetailView(DetailView):
                 rows,
                 topics,
                 lambda row: row.topic_slug,
-                references=references,
             ),
             page_obj=page,
             paginator=page.paginator,
             is_paginated=page.has_other_pages(),
-            references=references,
             years=people.year_counts(documents),
             spellings=people.spellings(person),
             coauthors=coauthors,
@@ -547,7 +541,7 @@ class VenueDetailView(DetailView):
 
     Template: ``catalogue/venue_detail.html``. Context: ``venue``,
     ``total``, ``years`` ([(year, n)], oldest first), ``groups`` (this
-    page's documents under their years), ``page_obj`` and ``references``.
+    page's documents under their years) and ``page_obj``.
     """
 
     model = Venue
@@ -564,8 +558,7 @@ class VenueDetailView(DetailView):
             total,
             people.DOCUMENTS_PER_PAGE,
         )
-        rows = [TableRow(*values) for values in page.object_list]
-        references = resolve([row.summary_with_citation for row in rows])
+        rows = [ListedRow(*values) for values in page.object_list]
         return super().get_context_data(
             total=total,
             years=years,
@@ -575,13 +568,11 @@ class VenueDetailView(DetailView):
                 rows,
                 {year: (str(year), "", n) for year, n in years},
                 people.row_year,
-                references=references,
                 topic_column=True,
             ),
             page_obj=page,
             paginator=page.paginator,
             is_paginated=page.has_other_pages(),
-            references=references,
             **kwargs,
         )
 
