@@ -20,7 +20,8 @@ what they wrote. The work grows with the rows a change shows in, never with
 the record.
 
 The public site builds the rows (``ROWS_BUILDER``: the dotted path of a
-function taking document pks and returning ``(form, {pk: (html, names)})``,
+function taking document pks and returning ``(form, {pk: (html, names,
+title)})``,
 ``public.rows.built_rows``), reached through a setting as the page map is:
 the layer that writes the record imports no view.
 """
@@ -116,12 +117,12 @@ def _build(pks, *, fresh=False):
                 RowName.objects.filter(document__in=batch).delete()
                 DocumentRow.objects.filter(document__in=batch).delete()
             DocumentRow.objects.bulk_create(
-                DocumentRow(document_id=pk, html=html, form=form)
-                for pk, (html, _) in built.items()
+                DocumentRow(document_id=pk, html=html, title=title, form=form)
+                for pk, (html, _, title) in built.items()
             )
             RowName.objects.bulk_create(
                 RowName(document_id=pk, prefix=prefix, number=number)
-                for pk, (_, names) in built.items()
+                for pk, (_, names, _) in built.items()
                 for prefix, number in names
             )
 

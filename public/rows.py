@@ -18,6 +18,7 @@ same way, each with its marked passage, as the search is read.
 import hashlib
 from html import escape
 
+from django.db.models import F
 from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
@@ -25,7 +26,8 @@ from django.utils.translation import get_language
 
 from catalogue.citations import Citation, cited_summary
 from catalogue.identifiers import Identifier, identifier_path, permanent_form
-from catalogue.models import CitedText, Document
+from catalogue.lookups import AnyOf
+from catalogue.models import CitedText, Document, DocumentRow
 from catalogue.references import names_in, resolve
 from public.links import link_names
 from public.structured import coins
@@ -119,24 +121,22 @@ def row_values(documents):
 
 class ListedRow:
     """A public document as a list reads it: what the page says of it beside
-    its row (its name and title for the page's structured data, its topic,
-    its year) and its row's stored HTML, with what that was built for."""
+    its row (its topic, its year), then its title and its row's HTML, read
+    for the page's rows alone (``stored_rows``)."""
 
     FIELDS = [
         "registry__prefix",
         "number",
-        "title",
         "topic__name",
         "topic__slug",
         "year",
         "pk",
-        "row__html",
-        "row__form",
     ]
-    __slots__ = ["values"]
+    __slots__ = ["html", "title", "values"]
 
     def __init__(self, *values):
         self.values = values
+        self.title = self.html = None
 
     @property
     def name(self):
@@ -144,24 +144,46 @@ class ListedRow:
         return permanent_form(self.values[0], self.values[1])
 
     @property
-    def title(self):
+    def topic_name(self):
         return self.values[2]
 
     @property
-    def topic_name(self):
+    def topic_slug(self):
         return self.values[3]
 
     @property
-    def topic_slug(self):
+    def year(self):
         return self.values[4]
 
     @property
-    def year(self):
+    def pk(self):
         return self.values[5]
 
-    @property
-    def pk(self):
-        return self.values[6]
+
+def stored_rows(values):
+    """ListedRows of ``values`` (``ListedRow.FIELDS``), each with its title
+    and its row's HTML as stored (``catalogue.DocumentRow``), in one query;
+    rows not stored, or stored for another form (``row_form``), are built
+    here: three queries more for any number of them."""
+    rows = [ListedRow(*row) for row in values]
+    if not rows:
+        return rows
+    form = row_form()
+    stored = {
+        pk: (html, title)
+        for pk, html, title, stored_form in DocumentRow.objects.filter(
+            AnyOf(F("pk"), [row.pk for row in rows])
+        ).values_list("pk", "html", "title", "form")
+        if stored_form == form
+    }
+    missing = [row.pk for row in rows if row.pk not in stored]
+    if missing:
+        stored |= {
+            pk: (html, title) for pk, (html, _, title) in built_rows(missing)[1].items()
+        }
+    for row in rows:
+        row.html, row.title = stored[row.pk]
+    return rows
 
 
 def row_form():
@@ -179,10 +201,11 @@ ROW_FORMAT = 2
 
 
 def built_rows(pks):
-    """``(form, {pk: (html, names)})`` for the public documents among
-    ``pks``: each row's HTML without its topic cell, and the ``(prefix,
-    number)`` of every other entry its summary cell names, which it shows
-    as they stand now. Three queries at most, for any number of rows."""
+    """``(form, {pk: (html, names, title)})`` for the public documents among
+    ``pks``: each row's HTML without its topic cell, the ``(prefix, number)``
+    of every other entry its summary cell names, which it shows as they
+    stand now, and its title. Three queries at most, for any number of
+    rows."""
     rows = {
         pk: TableRow(*values)
         for pk, *values in Document.objects.public()
@@ -195,32 +218,22 @@ def built_rows(pks):
     for (pk, row), row_html in zip(rows.items(), html, strict=True):
         own = (row.values[0], row.values[1])
         names = {name.key for name in names_in(row.summary_with_citation)}
-        built[pk] = (row_html, sorted(names - {own}))
+        built[pk] = (row_html, sorted(names - {own}), row.title)
     return row_form(), built
 
 
 def document_rows(rows, *, topic_column=False):
-    """The ``<tr>`` elements of ``rows`` (ListedRows), as one piece of HTML.
-
-    Each row's HTML is stored with its document (``catalogue.DocumentRow``),
-    built when what it shows changed (``actions.rows``); a list that mixes
-    topics adds each row's topic cell. A row not stored, or stored for
-    another form (``row_form``), is built here: three queries more for any
-    number of them.
-    """
-    form = row_form()
-    missing = [row.pk for row in rows if row.values[8] != form]
-    built = built_rows(missing)[1] if missing else {}
-    topic_cell = _topic_cell() if topic_column else None
+    """The ``<tr>`` elements of ``rows`` (from ``stored_rows``), as one piece
+    of HTML; a list that mixes topics adds each row's topic cell."""
+    if not topic_column:
+        return mark_safe("".join(row.html for row in rows))
+    topic_cell = _topic_cell()
     html = []
     for row in rows:
-        row_html = built[row.pk][0] if row.values[8] != form else row.values[7]
-        if topic_cell is not None:
-            # The summary cell follows the title cell; no cell before it holds
-            # its tag, as every value in them is escaped.
-            at = row_html.index(SUMMARY_CELL)
-            row_html = row_html[:at] + topic_cell(row) + row_html[at:]
-        html.append(row_html)
+        # The summary cell follows the title cell; no cell before it holds its
+        # tag, as every value in them is escaped.
+        at = row.html.index(SUMMARY_CELL)
+        html.append(row.html[:at] + topic_cell(row) + row.html[at:])
     # Every value was escaped as the rows were built: link_names returns safe
     # HTML.
     return mark_safe("".join(html))

@@ -29,6 +29,8 @@ class DocumentRow(models.Model):
         Document, on_delete=models.CASCADE, primary_key=True, related_name="row"
     )
     html = models.TextField()
+    # The title, as the page's structured data names the row.
+    title = models.CharField(max_length=500)
     # What the HTML was built for besides the document: the row's format,
     # the document pages' address and the language of its status. A page
     # built for another builds such a row as it reads it.
