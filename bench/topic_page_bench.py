@@ -128,7 +128,7 @@ def in_process(path, requests):
     conn.close()
     return {
         "bytes": len(body),
-        "rows": body.count(b"<td class=\"label\">"),
+        "rows": body.count(b'<td class="label">'),
         "queries": len(queries),
         "cpu_ms": with_fragments,
         "cpu_without_fragments_ms": without_fragments,

@@ -28,13 +28,13 @@ class DocumentRow(models.Model):
     document = models.OneToOneField(
         Document, on_delete=models.CASCADE, primary_key=True, related_name="row"
     )
-    html = models.TextField()
+    html = models.TextField(editable=False)
     # The title, as the page's structured data names the row.
-    title = models.CharField(max_length=500)
+    title = models.CharField(max_length=500, editable=False)
     # What the HTML was built for besides the document: the row's format,
     # the document pages' address and the language of its status. A page
     # built for another builds such a row as it reads it.
-    form = models.CharField(max_length=32)
+    form = models.CharField(max_length=32, editable=False)
 
     def __str__(self):
         return f"row of document {self.document_id}"
@@ -46,8 +46,8 @@ class RowName(models.Model):
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="row_names"
     )
-    prefix = models.CharField(max_length=20)
-    number = models.PositiveIntegerField()
+    prefix = models.CharField(max_length=20, editable=False)
+    number = models.PositiveIntegerField(editable=False)
 
     class Meta:
         indexes = [models.Index(fields=["prefix", "number"], name="row_name_target")]
