@@ -27,7 +27,7 @@ the layer that writes the record imports no view.
 """
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils.module_loading import import_string
 
@@ -37,6 +37,8 @@ from catalogue.models import DecisionRelation, Document, DocumentRow, RowName
 # SQLite's limit, and an import of 100,000 documents holds a batch's HTML
 # at a time.
 BATCH = 1000
+# The advisory lock that one transaction at a time holds while it builds rows.
+ROWS_LOCK = 0x526F7773
 
 
 def documents_changed(pks):
@@ -44,6 +46,7 @@ def documents_changed(pks):
     pks = set(pks)
     if not pks:
         return
+    _one_builder_at_a_time()
     keys = set()
     for some in _batches(sorted(pks)):
         keys.update(
@@ -57,6 +60,7 @@ def documents_changed(pks):
 def decisions_changed(decisions):
     """Build again the rows naming ``decisions`` (DecisionRecords, each with
     its log), or the records they supersede."""
+    _one_builder_at_a_time()
     keys = {(decision.log.prefix, decision.number) for decision in decisions}
     superseded = DecisionRelation.objects.filter(
         source__in=[decision.pk for decision in decisions if decision.pk],
@@ -67,21 +71,15 @@ def decisions_changed(decisions):
 
 def names_changed(keys):
     """Build again the rows naming any of ``keys``, ``(prefix, number)``."""
+    _one_builder_at_a_time()
     _build(_naming(keys))
-
-
-def prefix_changed(prefix):
-    """Build again the rows naming any entry of ``prefix`` (a decision log's,
-    renamed, made or deleted)."""
-    _build(
-        set(RowName.objects.filter(prefix=prefix).values_list("document", flat=True))
-    )
 
 
 def rebuild():
     """Build every public document's row again, and drop every other: after a
     restore, or a new row format."""
     with transaction.atomic():
+        _one_builder_at_a_time()
         RowName.objects.all().delete()
         DocumentRow.objects.all().delete()
         pks = Document.objects.public().order_by("pk").values_list("pk", flat=True)
@@ -125,6 +123,18 @@ def _build(pks, *, fresh=False):
                 for pk, (_, names, _) in built.items()
                 for prefix, number in names
             )
+
+
+def _one_builder_at_a_time():
+    """Wait until no other transaction builds rows, and let none build until
+    this one ends (within a transaction: outside one, the lock is released
+    at once). Two changes committed together may touch one row (two
+    documents it names, published at once): the later finds and builds it
+    once the earlier has committed, from what both changed, and never writes
+    it over with what it read before."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ROWS_LOCK])
 
 
 def _batches(items):
