@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related bench-attack
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related bench-attack bench-topic
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -167,6 +167,13 @@ bench-search: $(VENV)/.installed-dev
 	$(BIN)/python bench/search_render_bench.py --documents $(BENCH_DOCUMENTS) \
 		$(if $(BENCH_JSON),--json $(BENCH_JSON)) \
 		$(if $(BENCH_SEARCH_TEMPLATE),--template $(BENCH_SEARCH_TEMPLATE))
+
+## bench-topic: the 1,000-row topic page uncached: worker CPU and database time a
+## page, with and without fragments, and requests a second through gunicorn, as
+## ratios to baselines of the same run (bench/results/topic-page.md)
+bench-topic: $(VENV)/.installed-dev
+	$(BIN)/python bench/topic_page_bench.py --documents $(BENCH_DOCUMENTS) \
+		$(if $(BENCH_JSON),--json $(BENCH_JSON))
 
 ## bench-load: 64 clients, PostgreSQL restarted, Redis stopped, citation downloads
 ## under load, cache flooding, slow clients with and without Varnish in front,

@@ -36,7 +36,7 @@ from django.utils import timezone
 from django.utils.encoding import smart_str
 from taggit.models import Tag, TaggedItem
 
-from actions import pages, vocabulary
+from actions import pages, rows, vocabulary
 from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
 from actions.staging import ChangedRows, Staging, analysed, noting_changes
@@ -270,6 +270,7 @@ class DocumentWriter:
             successors.discard(None)
             if successors:
                 pages.own_pages_changed(sorted(successors))
+            self.staging.then(lambda: rows.documents_changed(d.pk for d in documents))
             self._batch_written()
 
     def _complete(self, writes, *, action):
@@ -317,6 +318,8 @@ class DocumentWriter:
         )
         # The public words are counted once the rows are in the record.
         self.staging.then(lambda: vocabulary.refresh([d.pk for d in documents]))
+        # The stored rows are built once the documents are in the record.
+        self.staging.then(lambda: rows.documents_changed(d.pk for d in documents))
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
             lambda: link_documents(

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from actions import errata, pages, review
+from actions import errata, pages, review, rows
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import (
     OWN_LOG,
@@ -222,6 +222,8 @@ def delete_decisions(*, decisions, user):
             if decision.is_public:
                 pages.changed(decision)
             decision.delete()
+            if decision.is_public:
+                rows.decisions_changed([decision])
 
 
 # A team's folder is its own record: what it brings into its log is
@@ -261,6 +263,7 @@ def save_imported(*, decisions, user, at, via=""):
         pages.decisions_changed(
             [decision for decision in decisions if decision.is_public], before=before
         )
+        rows.decisions_changed(decisions)
     return decisions
 
 
@@ -280,6 +283,8 @@ def place_twins(*, places, user, via=""):
         pages.decisions_changed(
             [decision for decision, _ in places if decision.is_public]
         )
+        # A name leads to the first of its number's files.
+        rows.decisions_changed([decision for decision, _ in places])
 
 
 def hold_imported_change(*, decision, content, digest, user, note, via=""):

@@ -44,6 +44,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.module_loading import import_string
 
+from actions import rows
 from catalogue.models import Document
 from pagecache.generations import expire, expire_everything
 
@@ -66,7 +67,8 @@ def before_change(obj):
 
 
 def changed(obj, *, before=None, listing=False):
-    """Expire the pages a change to the public ``obj`` shows on.
+    """Expire the pages a change to the public ``obj`` shows on, and build
+    again the stored rows it shows in (``rows``).
 
     ``listing``: the change alters what every document list shows besides its
     rows (a registry's total, the public tags), as a first publication does.
@@ -76,7 +78,10 @@ def changed(obj, *, before=None, listing=False):
     )
     expire(*scopes)
     if isinstance(obj, Document):
+        rows.documents_changed([obj.pk])
         _tell_after_commit(obj.pk)
+    else:
+        rows.decisions_changed([obj])
 
 
 def decisions_changed(decisions, *, before=None):

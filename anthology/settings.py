@@ -294,6 +294,8 @@ PAGE_CACHE_DOCUMENTS_SCOPES = "public.scopes.documents_scopes"
 PAGE_CACHE_DECISIONS_SCOPES = "public.scopes.decisions_scopes"
 PAGE_CACHE_OWN_PAGE_SCOPES = "public.scopes.own_page_scopes"
 PAGE_CACHE_PEOPLE_SCOPES = "public.scopes.people_scopes"
+# Builds the document tables' rows the actions store (``actions.rows``).
+ROWS_BUILDER = "public.rows.built_rows"
 # Told of the documents each change touched, once it commits: related work is
 # recomputed in the background (empty: never on a change, only by command).
 RECORD_CHANGED = env.read("RECORD_CHANGED")

@@ -20,6 +20,8 @@ class AnyOf(In):
 
     def as_postgresql(self, compiler, connection):
         field = self.lhs.output_field
+        # A key to another table holds that table's key: an integer.
+        field = getattr(field, "target_field", field)
         if not self.rhs_is_direct_value() or not isinstance(field, IntegerField):
             return super().as_sql(compiler, connection)
         # NULL is never equal to anything, as for ``in``; int() refuses what

@@ -18,7 +18,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
-from actions import vocabulary
+from actions import rows, vocabulary
 from actions.batch import bulk_change
 from actions.people import link_documents
 from catalogue.models import OWN_LOG, DecisionRecord, Document
@@ -106,6 +106,10 @@ NOT_BACKED_UP = {
     "documents: a restore counts it again",
     "catalogue.DocumentWords": "what each public document gave the "
     "vocabulary, counted again by a restore",
+    "catalogue.DocumentRow": "each public document's row in the document "
+    "tables, as HTML, built from the record: a restore builds them again",
+    "catalogue.RowName": "the names in each stored row, kept with it: a "
+    "restore finds them again",
     "catalogue.PreviewLink": "links to unpublished text handed to people "
     "without accounts: a restore ends them, as it ends sign-ins",
 }
@@ -245,8 +249,10 @@ def import_record(stream):
         # the record would have.
         if "catalogue.Authorship" not in data.get("models", []):
             link_documents(list(Document.objects.all()), via="import_record")
-        # The vocabulary is derived from the public text: counted anew.
+        # The vocabulary is derived from the public text: counted anew; the
+        # document tables' rows are built anew.
         vocabulary.rebuild()
+        rows.rebuild()
         tables = [model._meta.db_table for model in record_models()]
         connection.check_constraints(table_names=tables)
         _reset_sequences()

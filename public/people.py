@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from catalogue.models import PUBLIC_STATUSES, Authorship, Document, Person, Venue
 from catalogue.names import display_name
-from public.rows import TableRow, document_rows
+from public.rows import ListedRow, document_rows
 
 # An index page of 500 names is read at a glance and weighs little; a record
 # of 100,000 people has 200 of them.
@@ -146,8 +146,8 @@ class RowGroup:
     anchor: str = ""
 
 
-def grouped_rows(rows, groups, key, *, references, topic_column=False):
-    """The ``RowGroup``s of ``rows`` (TableRows in the groups' order):
+def grouped_rows(rows, groups, key, *, topic_column=False):
+    """The ``RowGroup``s of ``rows`` (ListedRows in the groups' order):
     ``groups`` maps ``key(row)`` to its group's (name, url, count)."""
     found = []
     for value, members in groupby(rows, key=key):
@@ -157,7 +157,7 @@ def grouped_rows(rows, groups, key, *, references, topic_column=False):
                 name,
                 url,
                 count,
-                document_rows(list(members), references, topic_column=topic_column),
+                document_rows(list(members), topic_column=topic_column),
                 anchor=f"group-{value or 'none'}",
             )
         )
@@ -193,14 +193,14 @@ def topic_groups(documents):
 
 
 def in_topic_order(documents):
-    """``documents`` as TableRow values, by topic in editorial order (the
+    """``documents`` as ListedRow values, by topic in editorial order (the
     unfiled last), then in number order."""
     return documents.order_by(
         F("topic__position").asc(nulls_last=True),
         "topic_id",
         "registry__prefix",
         "number",
-    ).values_list(*TableRow.FIELDS)
+    ).values_list(*ListedRow.FIELDS)
 
 
 def year_counts(documents):
@@ -265,15 +265,15 @@ def venue_documents(venue):
 
 
 def newest_first(documents):
-    """``documents`` as TableRow values, newest year first, then in number
+    """``documents`` as ListedRow values, newest year first, then in number
     order."""
     return documents.order_by("-year", "registry__prefix", "number").values_list(
-        *TableRow.FIELDS
+        *ListedRow.FIELDS
     )
 
 
 def row_year(row):
-    return row.citation.year
+    return row.year
 
 
 def venue_counts():

@@ -7,13 +7,18 @@ values, with the URL reversed once and the status labels translated once,
 rather than by a loop in the template.
 
 The four cells are the record's own (identifier, title, summary, status);
-registry and tag pages, which mix topics, add the topic after the title. The
-title cell carries the row's citation as COinS, for reference managers. A
-search's 50 results are built the same way, each with its marked passage.
+registry, tag and venue pages, which mix topics, add the topic after the
+title. The title cell carries the row's citation as COinS, for reference
+managers. A row's HTML is built when what it shows changes and stored with
+its document (``built_rows``, ``actions.rows``); a page reads it with the
+documents it lists (``document_rows``). A search's 50 results are built the
+same way, each with its marked passage, as the search is read.
 """
 
+import hashlib
 from html import escape
 
+from django.db.models import F
 from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
@@ -21,9 +26,9 @@ from django.utils.translation import get_language
 
 from catalogue.citations import Citation, cited_summary
 from catalogue.identifiers import Identifier, identifier_path, permanent_form
-from catalogue.models import CitedText, Document
-from catalogue.references import names_in
-from pagecache import fragments
+from catalogue.lookups import AnyOf
+from catalogue.models import CitedText, Document, DocumentRow
+from catalogue.references import names_in, resolve
 from public.links import link_names
 from public.structured import coins
 
@@ -44,8 +49,7 @@ class TableRow:
         *CitedText.BIBLIOGRAPHIC_FIELDS,
     ]
     # Only the values and the summary cell are kept: the other parts are
-    # asked for only when a row's HTML is built, and a row kept as a fragment
-    # is not built again.
+    # asked for only as the row's HTML is built.
     __slots__ = ["summary_with_citation", "values"]
 
     def __init__(self, *values):
@@ -109,50 +113,133 @@ class TableRow:
 
 
 def row_values(documents):
-    """``documents`` in number order, as the values a ``TableRow`` is made of."""
+    """``documents`` in number order, as the values a ``ListedRow`` is made of."""
     return documents.order_by("registry__prefix", "number").values_list(
-        *TableRow.FIELDS
+        *ListedRow.FIELDS
     )
 
 
-def document_rows(rows, targets, *, topic_column=False):
-    """The ``<tr>`` elements of ``rows`` (TableRows), as one piece of HTML.
+class ListedRow:
+    """A public document as a list reads it: what the page says of it beside
+    its row (its topic, its year), then its title and its row's HTML, read
+    for the page's rows alone (``stored_rows``)."""
 
-    ``targets`` come from ``references.resolve`` for the rows' summaries.
-    Active is the usual status and is printed quietly; any other is flagged,
-    and its row marked, so the unusual stands out.
-
-    A row's HTML depends only on its values (the document as published) and
-    on what the names in its summary resolve to, so it is built once for
-    those and kept as a fragment with the page cache (``pagecache.fragments``):
-    a page rendered again after a change builds only the rows it changed.
-    """
-    path = identifier_path("catalogue:document-detail")
-    base = (ROW_FORMAT, topic_column, path(Identifier("X", 0)), get_language())
-    # A target is keyed as a plain tuple of its fields: a named tuple's repr
-    # is written in Python, a tuple's is not, and a page keys a thousand rows.
-    plain = {name: tuple(target) for name, target in targets.items()}
-    keys = [
-        fragments.key(
-            *base,
-            row.values,
-            [plain.get(name.key) for name in names_in(row.summary_with_citation)],
-        )
-        for row in rows
+    FIELDS = [
+        "registry__prefix",
+        "number",
+        "topic__name",
+        "topic__slug",
+        "year",
+        "pk",
     ]
-    by_key = dict(zip(keys, rows, strict=True))
+    __slots__ = ["html", "title", "values"]
 
-    def build(missing):
-        html = _rows_html([by_key[key] for key in missing], targets, topic_column)
-        return dict(zip(missing, html, strict=True))
+    def __init__(self, *values):
+        self.values = values
+        self.title = self.html = None
 
-    built = fragments.many(keys, build)
-    # Every value is escaped: link_names returns safe HTML.
-    return mark_safe("".join(built[key] for key in keys))
+    @property
+    def name(self):
+        """The identifier's permanent form, ``LIT-004``, as a plain string."""
+        return permanent_form(self.values[0], self.values[1])
+
+    @property
+    def topic_name(self):
+        return self.values[2]
+
+    @property
+    def topic_slug(self):
+        return self.values[3]
+
+    @property
+    def year(self):
+        return self.values[4]
+
+    @property
+    def pk(self):
+        return self.values[5]
 
 
-# The shape of a row's HTML: a fragment kept in another shape is not reused.
+def stored_rows(values):
+    """ListedRows of ``values`` (``ListedRow.FIELDS``), each with its title
+    and its row's HTML as stored (``catalogue.DocumentRow``), in one query;
+    rows not stored, or stored for another form (``row_form``), are built
+    here: three queries more for any number of them."""
+    rows = [ListedRow(*row) for row in values]
+    if not rows:
+        return rows
+    form = row_form()
+    stored = {
+        pk: (html, title)
+        for pk, html, title, stored_form in DocumentRow.objects.filter(
+            AnyOf(F("pk"), [row.pk for row in rows])
+        ).values_list("pk", "html", "title", "form")
+        if stored_form == form
+    }
+    missing = [row.pk for row in rows if row.pk not in stored]
+    if missing:
+        stored |= {
+            pk: (html, title) for pk, (html, _, title) in built_rows(missing)[1].items()
+        }
+    for row in rows:
+        row.html, row.title = stored[row.pk]
+    return rows
+
+
+def row_form():
+    """What a row's HTML is built for besides its document: the row's format,
+    the document pages' address (under the script's prefix) and the language
+    of its status labels. A stored row built for another is built again as a
+    page reads it."""
+    path = identifier_path("catalogue:document-detail")
+    parts = (ROW_FORMAT, path(Identifier("X", 0)), get_language())
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+# The shape of a row's HTML: a row stored in another shape is built again.
 ROW_FORMAT = 2
+
+
+def built_rows(pks):
+    """``(form, {pk: (html, names, title)})`` for the public documents among
+    ``pks``: each row's HTML without its topic cell, the ``(prefix, number)``
+    of every other entry its summary cell names, which it shows as they
+    stand now, and its title. Three queries at most, for any number of
+    rows."""
+    rows = {
+        pk: TableRow(*values)
+        for pk, *values in Document.objects.public()
+        .filter(pk__in=list(pks))
+        .values_list("pk", *TableRow.FIELDS)
+    }
+    targets = resolve([row.summary_with_citation for row in rows.values()])
+    html = _rows_html(list(rows.values()), targets, topic_column=False)
+    built = {}
+    for (pk, row), row_html in zip(rows.items(), html, strict=True):
+        own = (row.values[0], row.values[1])
+        names = {name.key for name in names_in(row.summary_with_citation)}
+        built[pk] = (row_html, sorted(names - {own}), row.title)
+    return row_form(), built
+
+
+def document_rows(rows, *, topic_column=False):
+    """The ``<tr>`` elements of ``rows`` (from ``stored_rows``), as one piece
+    of HTML; a list that mixes topics adds each row's topic cell."""
+    if not topic_column:
+        return mark_safe("".join(row.html for row in rows))
+    topic_cell = _topic_cell()
+    html = []
+    for row in rows:
+        # The summary cell follows the title cell; no cell before it holds its
+        # tag, as every value in them is escaped.
+        at = row.html.index(SUMMARY_CELL)
+        html.append(row.html[:at] + topic_cell(row) + row.html[at:])
+    # Every value was escaped as the rows were built: link_names returns safe
+    # HTML.
+    return mark_safe("".join(html))
+
+
+SUMMARY_CELL = '      <td class="summary">'
 
 
 def _rows_html(rows, targets, topic_column):
@@ -170,8 +257,8 @@ def _rows_html(rows, targets, topic_column):
             f'      <td class="title"><a href="{url}">{escape(row.title)}</a>'
             f"{coins(row)}</td>\n"
             + (topic_cell(row) if topic_cell else "")
-            + f'      <td class="summary">'
-            f"{link_names(row.summary_with_citation, targets)}</td>\n"
+            + SUMMARY_CELL
+            + f"{link_names(row.summary_with_citation, targets)}</td>\n"
             f'      <td class="status"><span class="'
             f'{"status-usual" if usual else "status-flag"}">'
             f"{statuses[row.status]}</span></td>\n"

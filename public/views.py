@@ -47,7 +47,7 @@ from formats.madr import unlinked
 from public import people, search, signposting
 from public.downloads import filtered_citation_response
 from public.links import decision_files, link_names_in_html, place_files
-from public.rows import TableRow, document_rows, row_values
+from public.rows import document_rows, row_values, stored_rows
 from public.statistics import statistics_figures, topic_year_figure
 from public.versions import version_comparison
 
@@ -141,9 +141,9 @@ class DocumentListView(ListView):
     the URL.
 
     Subclasses narrow ``base_queryset()``. Context: ``documents`` (this
-    page's ``TableRow`` objects), ``rows`` (their table rows as HTML, from
-    ``rows.document_rows``), ``filter``, ``references`` for the rows'
-    cross-references, ``is_filtered``, ``sort`` (the sort asked for, as
+    page's ``ListedRow`` objects), ``rows`` (their table rows as HTML, from
+    ``rows.document_rows``), ``filter``, ``references`` (for a preface the
+    page shows), ``is_filtered``, ``sort`` (the sort asked for, as
     written, or "") and ``sorting`` (a ``SortHeader`` per sortable column).
     """
 
@@ -154,6 +154,10 @@ class DocumentListView(ListView):
     feed_name = None
     # Lists that mix topics show each row's topic.
     topic_column = False
+    # How many documents the list holds unfiltered, where the page knows it
+    # without counting them again (a filed list's registry counts); None
+    # has the paginator count them.
+    listed_count = None
 
     def base_queryset(self):
         return Document.objects.public()
@@ -176,23 +180,31 @@ class DocumentListView(ListView):
             raise BadRequest(self.filter.errors.as_text())
         return self.filter.qs
 
+    def get_paginator(self, queryset, per_page, **kwargs):
+        paginator = super().get_paginator(queryset, per_page, **kwargs)
+        if self.listed_count is not None and not self.is_filtered():
+            # The paginator counts lazily: the count known is its count.
+            paginator.count = self.listed_count
+        return paginator
+
+    def is_filtered(self):
+        """Whether the URL's filters narrow the list (a sort only orders it)."""
+        return any(
+            self.request.GET.get(name) for name in self.filter.filters if name != SORT
+        )
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context["documents"] = [TableRow(*values) for values in context["documents"]]
-        context["references"] = resolve(
-            [document.summary_with_citation for document in context["documents"]]
-        )
+        context["documents"] = stored_rows(context["documents"])
+        # The rows come built, their names linked (``rows.document_rows``).
+        context["references"] = {}
         context["rows"] = document_rows(
-            context["documents"],
-            context["references"],
-            topic_column=self.topic_column,
+            context["documents"], topic_column=self.topic_column
         )
         context["topic_column"] = self.topic_column
         context["filter"] = self.filter
         # A sort only orders the rows: the list shows what it showed unsorted.
-        context["is_filtered"] = any(
-            self.request.GET.get(name) for name in self.filter.filters if name != SORT
-        )
+        context["is_filtered"] = self.is_filtered()
         context["filter_query"] = filter_query(self.request)
         if self.feed_name:
             context["feed_url"] = feed_address(
@@ -275,8 +287,9 @@ class FiledListView(DocumentListView):
 
     def get_context_data(self, **kwargs):
         counts = Document.objects.public().registry_counts(topic=self.topic)
+        self.listed_count = sum(count.listed for count in counts)
         return super().get_context_data(
-            counts=counts, listed=sum(count.listed for count in counts), **kwargs
+            counts=counts, listed=self.listed_count, **kwargs
         )
 
 
@@ -447,7 +460,7 @@ class PersonDetailView(DetailView):
     ``counts`` (RegistryCount per registry), ``groups`` (this page's
     documents under their topics: ``people.RowGroup``), ``page_obj``,
     ``years``, ``spellings``, ``coauthors`` (each with ``shared``),
-    ``more_coauthors``, ``venues``, ``namesakes`` and ``references``.
+    ``more_coauthors``, ``venues`` and ``namesakes``.
 
     An address no person has now is a former one (``former_address``).
     """
@@ -475,8 +488,7 @@ class PersonDetailView(DetailView):
             sum(count for *_, count in topics.values()),
             people.DOCUMENTS_PER_PAGE,
         )
-        rows = [TableRow(*values) for values in page.object_list]
-        references = resolve([row.summary_with_citation for row in rows])
+        rows = stored_rows(page.object_list)
         coauthors, more_coauthors = people.coauthors(person, documents)
         return super().get_context_data(
             counts=[
@@ -488,12 +500,10 @@ class PersonDetailView(DetailView):
                 rows,
                 topics,
                 lambda row: row.topic_slug,
-                references=references,
             ),
             page_obj=page,
             paginator=page.paginator,
             is_paginated=page.has_other_pages(),
-            references=references,
             years=people.year_counts(documents),
             spellings=people.spellings(person),
             coauthors=coauthors,
@@ -547,7 +557,7 @@ class VenueDetailView(DetailView):
 
     Template: ``catalogue/venue_detail.html``. Context: ``venue``,
     ``total``, ``years`` ([(year, n)], oldest first), ``groups`` (this
-    page's documents under their years), ``page_obj`` and ``references``.
+    page's documents under their years) and ``page_obj``.
     """
 
     model = Venue
@@ -564,8 +574,7 @@ class VenueDetailView(DetailView):
             total,
             people.DOCUMENTS_PER_PAGE,
         )
-        rows = [TableRow(*values) for values in page.object_list]
-        references = resolve([row.summary_with_citation for row in rows])
+        rows = stored_rows(page.object_list)
         return super().get_context_data(
             total=total,
             years=years,
@@ -575,13 +584,11 @@ class VenueDetailView(DetailView):
                 rows,
                 {year: (str(year), "", n) for year, n in years},
                 people.row_year,
-                references=references,
                 topic_column=True,
             ),
             page_obj=page,
             paginator=page.paginator,
             is_paginated=page.has_other_pages(),
-            references=references,
             **kwargs,
         )
 

@@ -14,6 +14,7 @@ from factory.django import DjangoModelFactory
 
 import actions.corrections
 import actions.documents
+import actions.rows
 from catalogue.models import (
     OWN_LOG,
     Correction,
@@ -163,6 +164,12 @@ class DecisionRecordFactory(DjangoModelFactory):
             DecisionRelation.objects.create(
                 source=successor, kind=DecisionRelation.Kind.SUPERSEDES, target=self
             )
+
+    @factory.post_generation
+    def rows(self, create, extracted, **kwargs):
+        """The stored rows naming it, built again as its publication would."""
+        if create and self.published_at is not None:
+            actions.rows.decisions_changed([self])
 
 
 class CorrectionFactory(factory.Factory):

@@ -54,6 +54,7 @@ from catalogue.models.review import (
     ReviewThread,
 )
 from catalogue.models.revision import Revision
+from catalogue.models.row import DocumentRow, RowName
 from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import DocumentVenue, Venue
@@ -86,6 +87,7 @@ __all__ = [
     "Document",
     "DocumentNotice",
     "DocumentQuerySet",
+    "DocumentRow",
     "DocumentStatus",
     "DocumentVenue",
     "DocumentVersion",
@@ -109,6 +111,7 @@ __all__ = [
     "ReviewerPreference",
     "Revision",
     "RevisionStatus",
+    "RowName",
     "Schedule",
     "Topic",
     "TopicFlavour",

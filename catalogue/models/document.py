@@ -387,7 +387,14 @@ class Document(CitedText):
             ),
         ]
         indexes = [
-            models.Index(fields=["topic", "status"], name="document_topic_status"),
+            # A topic's public documents in number order, and per year for its
+            # chart, read from the index alone: a list reads its rows' HTML
+            # (``DocumentRow``) for the page it shows only.
+            models.Index(
+                fields=["topic", "status"],
+                include=["registry", "number", "year", "id"],
+                name="document_topic_listing",
+            ),
             models.Index(fields=["status"], name="document_status"),
             models.Index(fields=["source_key"], name="document_source_key"),
             # Covers registry_counts: per registry, public, in a topic.

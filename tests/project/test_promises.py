@@ -1096,6 +1096,7 @@ ENTRY_POINTS = {
             "command:recompute_candidates",
             # Derived from the public text, as related work is.
             "command:rebuild_vocabulary",
+            "command:rebuild_rows",
             "command:map_quality",
             # Starts the workers; the jobs they run are the entry points.
             "command:run_workers",
