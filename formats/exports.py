@@ -269,18 +269,32 @@ def _document_rows(queryset, *, base_url):
             ]
 
 
+# ``neutralise`` in SQL, and the first characters of the cells it may change:
+# its regular expression runs only for a cell opening with one of them.
+NEUTRALISED = r"regexp_replace({}, '^(''*[-=+@\t\r])', '''\1')"
+OPENINGS = r"'=', '+', '-', '@', E'\t', E'\r', ''''"
+
+
 class Neutralised(Func):
     """SQL for ``neutralise``: an apostrophe before a would-be formula.
 
-    One ``regexp_replace`` reads its text once, where a ``CASE`` that tests
-    the text and then returns it builds a subquery's text (the tags, the
-    author list) twice a row. PostgreSQL's regular expressions read ``\\t``
-    and ``\\r`` themselves; its text cannot hold a NUL, so the class leaves
-    it out.
+    Its text is named three times, so it is a column, never a subquery
+    (the tags are aggregated once and joined). PostgreSQL's regular
+    expressions read ``\\t`` and ``\\r`` themselves; its text cannot hold a
+    NUL, so the class leaves it out.
     """
 
-    template = r"regexp_replace(%(expressions)s, '^(''*[-=+@\t\r])', '''\1')"
+    template = (
+        f"CASE WHEN left(%(expressions)s, 1) IN ({OPENINGS}) "
+        f"THEN {NEUTRALISED.format('%(expressions)s')} "
+        "ELSE %(expressions)s END"
+    )
     output_field = TextField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        sql, params = super().as_sql(compiler, connection, **extra_context)
+        # The text's own parameters, once for each time it is named.
+        return sql, (*params, *params, *params)
 
 
 class Joined(Func):
@@ -406,7 +420,7 @@ def copy_statement(queryset, *, base_url):
 
 
 # A document's tags' cell from the joined names, neutralised as ``Neutralised``.
-TAGS_CELL_SQL = r"regexp_replace(t.names, '^(''*[-=+@\t\r])', '''\1')"
+TAGS_CELL_SQL = NEUTRALISED.format("t.names")
 
 
 def _tag_names(documents):
