@@ -9,6 +9,10 @@ the same bytes:
   instance is made;
 - elsewhere (SQLite), rows are read in chunks and formatted here.
 
+Both copy a document's citation and author list as the record stores them
+(``Document.citation_text``, ``author_list_text``, written by the functions
+the pages print them with), never spelling them again.
+
 The CSV dialect is PostgreSQL's: comma, double quotes doubled, a cell quoted
 when it holds a comma, a quote, a carriage return or a newline, rows ended by
 ``\\n``, an empty value written as nothing. Cells a spreadsheet would run as a
