@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SEED := seeds/000_173d26dda2e0601e.txt
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related bench-attack bench-topic
+.PHONY: run serve worker test coverage test-fast lock mutation lint format docs clean bench-export bench-serve bench-load bench-edge bench-jobs bench-render bench-import bench-stats bench bench-map map-quality bench-search bench-api bench-api-pages bench-decisions bench-people bench-sources bench-related bench-attack bench-topic bench-layers
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -152,6 +152,12 @@ bench: $(VENV)/.installed-dev
 BENCH_DOCUMENTS ?= 100000
 bench-export: $(VENV)/.installed-dev
 	$(BIN)/python bench/export_bench.py --documents $(BENCH_DOCUMENTS)
+
+## bench-layers: each layer of the page cache turned off in turn, with and without
+## Varnish in front (bench/results/cache-layers.md)
+BENCH_LAYERS_DOCUMENTS ?= 20000
+bench-layers: $(VENV)/.installed-dev
+	$(BIN)/python bench/cache_layers_bench.py --documents $(BENCH_LAYERS_DOCUMENTS)
 
 ## bench-serve: the serving benchmark on PostgreSQL and Redis (bench/results/serving.md)
 bench-serve: $(VENV)/.installed-dev

@@ -41,7 +41,6 @@ from actions.filing import tags_named
 from actions.people import PeopleIndex, link_documents
 from actions.staging import ChangedRows, Staging, analysed, noting_changes
 from actions.steps import audited, require
-from catalogue.citations import source_key
 from catalogue.models import Document, DocumentVersion, Reference
 from catalogue.models.fields import keeping_given_times
 from catalogue.numbering import mark_issued
@@ -55,7 +54,7 @@ UPDATED_FIELDS = [
     "version",
     "status",
     "topic",
-    "source_key",
+    *Document.DERIVED_FIELDS,
     "updated_at",
 ]
 # The audit trail's fields, as a save logs them (the registration leaves out
@@ -450,7 +449,7 @@ def _derived(documents):
     """``documents`` with the fields ``Document.save()`` derives, as a bulk
     write does not call it."""
     for document in documents:
-        document.source_key = source_key(document.source_identifier)
+        document.derive()
     return documents
 
 

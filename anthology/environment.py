@@ -228,9 +228,8 @@ VARIABLES: list[Variable] = [
         "PAGE_CACHE_LOCAL_BYTES",
         "bytes",
         "33554432",
-        "How many bytes of the pages and fragments it served last each process "
-        "keeps copies of (`0` for none); a copy is served only under the shared "
-        "cache's current generations.",
+        "How many characters of the fragments it used last each process keeps "
+        "copies of (`0` for none).",
         CACHE,
     ),
     Variable(

@@ -286,6 +286,18 @@ def author_lines(authors):
     return "\n".join(author_line(author) for author in authors)
 
 
+# The author list in one line: each author as editors write one (``Chen,
+# Tianqi``, an organisation braced whole, ``{Wan Team, Alibaba}``), separated
+# by semicolons; a semicolon inside braces is the organisation's own.
+AUTHOR_SEPARATOR = "; "
+
+
+def author_list_cell(authors):
+    """``[{"family": "Chen", "given": "Tianqi"}, ...]`` in one line, as the
+    staff CSV's author_list cell holds it."""
+    return AUTHOR_SEPARATOR.join(author_line(author) for author in authors)
+
+
 def parse_author_line(line):
     """One line of an author list as a CSL name; ValueError when it is not one."""
     line = line.strip()

@@ -9,6 +9,10 @@ the same bytes:
   instance is made;
 - elsewhere (SQLite), rows are read in chunks and formatted here.
 
+Both copy a document's citation and author list as the record stores them
+(``Document.citation_text``, ``author_list_text``, written by the functions
+the pages print them with), never spelling them again.
+
 The CSV dialect is PostgreSQL's: comma, double quotes doubled, a cell quoted
 when it holds a comma, a quote, a carriage return or a newline, rows ended by
 ``\\n``, an empty value written as nothing. Cells a spreadsheet would run as a
@@ -33,15 +37,13 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast, Coalesce, LPad, NullIf
-from django.db.models.lookups import Regex
+from django.db.models.functions import Cast, LPad, NullIf
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from taggit.models import TaggedItem
 
 from catalogue.addresses import absolute_url
-from catalogue.citations import Citation, author_line, parse_author_line
+from catalogue.citations import parse_author_line
 from catalogue.identifiers import Identifier
 from catalogue.models import PUBLIC_STATUSES, DecisionRelation, Document, Registry
 from catalogue.tags import render_tags
@@ -110,17 +112,6 @@ def neutralise(text):
 def restore(text):
     """The text a neutralised cell stands for: ``neutralise``'s inverse."""
     return text[1:] if FORMULA_RE.match(text) and text.startswith("'") else text
-
-
-# The author list in one cell: each author as editors write one (``Chen,
-# Tianqi``, an organisation braced whole, ``{Wan Team, Alibaba}``), separated
-# by semicolons; a semicolon inside braces is the organisation's own.
-AUTHOR_SEPARATOR = "; "
-
-
-def author_list_cell(authors):
-    """``[{"family": "Chen", "given": "Tianqi"}, ...]`` as one cell."""
-    return AUTHOR_SEPARATOR.join(author_line(author) for author in authors)
 
 
 def author_list_parts(text):
@@ -240,7 +231,12 @@ def _document_rows(queryset, *, base_url):
         "superseded_by__number",
         "created_at",
         "updated_at",
-        *Document.BIBLIOGRAPHIC_FIELDS,
+        "citation_text",
+        "author_list_text",
+        "venue",
+        "publication_type",
+        "publication_date",
+        "doi",
     )
     content_type = ContentType.objects.get_for_model(Document)
     for chunk in batched(rows.iterator(chunk_size=CHUNK_ROWS), CHUNK_ROWS):
@@ -253,7 +249,6 @@ def _document_rows(queryset, *, base_url):
             (pk, prefix, number, version, title, authors, year, source, note) = row[:9]
             (summary, status, topic, next_prefix, next_number) = row[9:14]
             identifier = Identifier(prefix, number)
-            citation = Citation(authors, year, source, note)
             is_public = status in PUBLIC_STATUSES
             yield [
                 identifier,
@@ -265,7 +260,7 @@ def _document_rows(queryset, *, base_url):
                 year,
                 source,
                 note,
-                citation.render(),
+                row[16],
                 summary,
                 status,
                 topic,
@@ -274,28 +269,36 @@ def _document_rows(queryset, *, base_url):
                 timestamp(row[14]),
                 timestamp(row[15]),
                 f"{base_url}{identifier}/" if is_public else "",
-                *_bibliographic_cells(row[16:]),
+                *row[17:],
             ]
 
 
-def _bibliographic_cells(values):
-    author_list, *rest = values
-    return [author_list_cell(author_list), *rest]
+# ``neutralise`` in SQL, and the first characters of the cells it may change:
+# its regular expression runs only for a cell opening with one of them.
+NEUTRALISED = r"regexp_replace({}, '^(''*[-=+@\t\r])', '''\1')"
+OPENINGS = r"'=', '+', '-', '@', E'\t', E'\r', ''''"
 
 
-class Neutralised(Case):
-    """SQL for ``neutralise``: an apostrophe before a would-be formula."""
+class Neutralised(Func):
+    """SQL for ``neutralise``: an apostrophe before a would-be formula.
 
-    def __init__(self, expression):
-        super().__init__(
-            When(
-                # PostgreSQL text cannot hold a NUL, so the class leaves it out.
-                Regex(expression, r"^'*[-=+@\t\r]"),
-                then=Joined(Value("'"), expression),
-            ),
-            default=expression,
-            output_field=TextField(),
-        )
+    Its text is named three times, so it is a column, never a subquery
+    (the tags are aggregated once and joined). PostgreSQL's regular
+    expressions read ``\\t`` and ``\\r`` themselves; its text cannot hold a
+    NUL, so the class leaves it out.
+    """
+
+    template = (
+        f"CASE WHEN left(%(expressions)s, 1) IN ({OPENINGS}) "
+        f"THEN {NEUTRALISED.format('%(expressions)s')} "
+        "ELSE %(expressions)s END"
+    )
+    output_field = TextField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        sql, params = super().as_sql(compiler, connection, **extra_context)
+        # The text's own parameters, once for each time it is named.
+        return sql, (*params, *params, *params)
 
 
 class Joined(Func):
@@ -338,54 +341,15 @@ def _text(name):
 
 def _document_columns_sql(*, base_url):
     identifier = _identifier_sql(F("registry__prefix"), F("number"))
-    # ", " and the locator (identifier and note), or nothing when both are empty.
-    locator = Func(
-        Value(" "),
-        NullIf(F("source_identifier"), Value(""), output_field=TextField()),
-        NullIf(F("citation_note"), Value(""), output_field=TextField()),
-        function="concat_ws",
-        output_field=TextField(),
-    )
-    separated_locator = Coalesce(
-        Joined(Value(", "), NullIf(locator, Value(""), output_field=TextField())),
-        Value(""),
-        output_field=TextField(),
-    )
-    citation = Joined(
-        F("authors"),
-        Value(" ("),
-        Cast(F("year"), TextField()),
-        Value(")"),
-        separated_locator,
-    )
-    tags = Subquery(
-        TaggedItem.objects.filter(
-            content_type=ContentType.objects.get_for_model(Document),
-            object_id=OuterRef("pk"),
-        )
-        .order_by()
-        .values("object_id")
-        .annotate(
-            names=Func(
-                F("tag__name"),
-                # As catalogue.tags.render_tags writes them: a name holding a
-                # comma or opening with a quote in quotes, its quotes doubled.
-                template="string_agg(CASE WHEN strpos(%(expressions)s, ',') > 0 "
-                "OR left(%(expressions)s, 1) = '\"' THEN '\"' || "
-                "replace(%(expressions)s, '\"', '\"\"') || '\"' "
-                "ELSE %(expressions)s END, ', ' ORDER BY "
-                '%(expressions)s COLLATE "C")',
-                output_field=TextField(),
-            )
-        )
-        .values("names"),
-        output_field=TextField(),
-    )
+    # Looked up for the few superseded documents alone: a join would read
+    # every document of the record for each registry's statement.
     successor = Case(
         When(
             superseded_by__isnull=False,
-            then=_identifier_sql(
-                F("superseded_by__registry__prefix"), F("superseded_by__number")
+            then=Subquery(
+                Document.objects.filter(pk=OuterRef("superseded_by"))
+                .annotate(label=_identifier_sql(F("registry__prefix"), F("number")))
+                .values("label")
             ),
         ),
         default=None,
@@ -411,11 +375,10 @@ def _document_columns_sql(*, base_url):
         "c_year": F("year"),
         "c_source": _text("source_identifier"),
         "c_note": _text("citation_note"),
-        "c_citation": Neutralised(citation),
+        "c_citation": _text("citation_text"),
         "c_summary": _text("summary"),
         "c_status": F("status"),
         "c_topic": Neutralised(F("topic__slug")),
-        "c_tags": Neutralised(tags),
         "c_successor": successor,
         "c_created": UtcTimestamp(F("created_at")),
         "c_last_changed": UtcTimestamp(F("updated_at")),
@@ -424,26 +387,9 @@ def _document_columns_sql(*, base_url):
     }
 
 
-# The author list as its cell, by PostgreSQL from the JSON (``author_list_cell``).
-AUTHOR_LIST_SQL = """(
-    SELECT string_agg(
-        CASE
-            WHEN author.value ->> 'literal' IS NOT NULL
-                THEN '{' || (author.value ->> 'literal') || '}'
-            WHEN coalesce(author.value ->> 'given', '') = ''
-                THEN author.value ->> 'family'
-            ELSE (author.value ->> 'family') || ', ' || (author.value ->> 'given')
-        END,
-        '; ' ORDER BY author.position
-    )
-    FROM jsonb_array_elements("catalogue_document"."author_list")
-        WITH ORDINALITY AS author(value, position)
-)"""
-
-
 def _bibliographic_columns_sql():
     return {
-        "c_author_list": Neutralised(RawSQL(AUTHOR_LIST_SQL, [], TextField())),
+        "c_author_list": _text("author_list_text"),
         "c_venue": _text("venue"),
         "c_publication_type": NullIf(
             F("publication_type"), Value(""), output_field=TextField()
@@ -456,28 +402,81 @@ def _bibliographic_columns_sql():
 def copy_statement(queryset, *, base_url):
     """``COPY (SELECT ...) TO STDOUT WITH (FORMAT csv)`` for ``queryset``'s rows.
 
-    One statement per registry, in prefix order, each ordered by number: the
-    unique (registry, number) index then hands rows over in order, so they
-    stream from the first one instead of waiting for a sort of the whole set.
+    One statement per registry, in prefix order, each ordered by number. The
+    tags' cells are aggregated once for the registry's documents and joined:
+    a subquery a row would run a join of its own for every document.
     """
     columns = _document_columns_sql(base_url=base_url)
+    names = list(columns)
+    names.insert(DOCUMENT_COLUMNS.index("tags"), "c_tags")
+    outer = ", ".join(
+        TAGS_CELL_SQL if name == "c_tags" else f"d.{name}" for name in names
+    )
     for registry_id in Registry.objects.order_by("prefix").values_list("pk", flat=True):
-        rows = (
-            queryset.filter(registry_id=registry_id)
-            .annotate(**columns)
-            .order_by("number")
-            .values_list(*columns)
+        documents = queryset.filter(registry_id=registry_id)
+        rows = documents.order_by().annotate(**columns).values_list("pk", *columns)
+        select = (
+            f"SELECT {outer} FROM ({_sql(rows)}) AS d "
+            f"LEFT JOIN ({_sql(_tag_names(documents))}) AS t ON t.object_id = d.pk "
+            "ORDER BY d.c_number"
         )
-        sql, params = rows.query.sql_with_params()
-        select = connection.ops.compose_sql(sql, params)
         yield f"COPY ({select}) TO STDOUT WITH (FORMAT csv)"
+
+
+# A document's tags' cell from the joined names, neutralised as ``Neutralised``.
+TAGS_CELL_SQL = NEUTRALISED.format("t.names")
+
+
+def _tag_names(documents):
+    """Each of ``documents`` that has tags, and its tags' cell."""
+    return (
+        TaggedItem.objects.filter(
+            content_type=ContentType.objects.get_for_model(Document),
+            object_id__in=documents.order_by().values("pk"),
+        )
+        .order_by()
+        .values("object_id")
+        .annotate(names=TagNames(F("tag__name")))
+        .values("object_id", "names")
+    )
+
+
+class TagNames(Func):
+    """SQL for ``catalogue.tags.render_tags``, an aggregate of tag names: a
+    name holding a comma or opening with a quote in quotes, its quotes
+    doubled; in code point order."""
+
+    contains_aggregate = True
+    template = (
+        "string_agg(CASE WHEN strpos(%(expressions)s, ',') > 0 "
+        "OR left(%(expressions)s, 1) = '\"' THEN '\"' || "
+        "replace(%(expressions)s, '\"', '\"\"') || '\"' "
+        "ELSE %(expressions)s END, ', ' ORDER BY "
+        '%(expressions)s COLLATE "C")'
+    )
+    output_field = TextField()
+
+    def get_group_by_cols(self):
+        return []
+
+
+def _sql(queryset):
+    sql, params = queryset.query.sql_with_params()
+    return connection.ops.compose_sql(sql, params)
 
 
 def _copy_documents(queryset, *, base_url):
     with connection.cursor() as cursor:
-        for statement in copy_statement(queryset, base_url=base_url):
-            with cursor.cursor.copy(statement) as copy:
-                yield from buffered(copy)
+        # The planner's estimate of a whole record's export passes the JIT's
+        # thresholds, and compiling its many expressions takes longer than
+        # running them: seconds for a statement that runs in one.
+        cursor.execute("SET jit = off")
+        try:
+            for statement in copy_statement(queryset, base_url=base_url):
+                with cursor.cursor.copy(statement) as copy:
+                    yield from buffered(copy)
+        finally:
+            cursor.execute("RESET jit")
 
 
 # Topics and decision records: small tables, formatted here on every database.

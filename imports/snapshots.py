@@ -245,6 +245,12 @@ def import_record(stream):
         # it: a snapshot written before the HTML was stored has none.
         for decision in DecisionRecord.objects.all():
             decision.save(update_fields=list(RENDERED))
+        # Documents' citations and author lists as printed, derived as a save
+        # derives them: a snapshot written before they were stored has none.
+        unprinted = list(Document.objects.filter(citation_text=""))
+        for document in unprinted:
+            document.derive()
+        Document.objects.bulk_update(unprinted, Document.DERIVED_FIELDS, batch_size=500)
         # A snapshot from before people were kept links its authors now, as
         # the record would have.
         if "catalogue.Authorship" not in data.get("models", []):

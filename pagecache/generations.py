@@ -27,9 +27,7 @@ reached (Redis stopped), pages are rendered live without validators.
 import datetime
 import logging
 import secrets
-import threading
 import time
-from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import cache
@@ -78,20 +76,15 @@ def read(scopes, page_key):
     """The current generation of each scope, minting those the cache lacks,
     and the page stored at ``page_key`` under them (or None).
 
-    The page comes from this process's copies when it holds the one stored
-    under these very generations; from the shared cache otherwise. Raise
-    CacheUnavailable when the cache cannot be reached or keep a token.
+    Raise CacheUnavailable when the cache cannot be reached or keep a token.
     """
     try:
         if _suspect:
             _write_unwritten()
         current = _current(scopes)
-        page = local_pages.get(page_key, current)
-        if page is None:
-            page = cache.get(page_key)
-            if page is None or page[0] != current:
-                return current, None
-            local_pages.put(page_key, page)
+        page = cache.get(page_key)
+        if page is None or page[0] != current:
+            return current, None
         return current, page
     except (*CACHE_ERRORS, DatabaseError) as error:
         # Without the outbox read, no generation can be vouched for either.
@@ -156,64 +149,12 @@ def still_current(current):
 
 
 def store(page_key, page):
-    """Keep ``page`` (its generations first) in the shared cache and here."""
+    """Keep ``page`` (its generations first) in the shared cache."""
     try:
         cache.set(page_key, page, timeout=settings.PAGE_CACHE_SECONDS)
     except CACHE_ERRORS:
         distrust()
         logger.warning("Shared cache unreachable; page %s not stored", page_key)
-    else:
-        local_pages.put(page_key, page)
-
-
-class LocalPages:
-    """The pages this process served last, up to ``limit`` bytes of them.
-
-    A page read from the shared cache crosses the network whole; a copy kept
-    here costs nothing to read. A copy is served only while the generations
-    it was stored under are the current ones, read from the shared cache for
-    every request, so a change on any instance retires it at once.
-    """
-
-    def __init__(self, limit):
-        self.limit = limit
-        self.pages = OrderedDict()
-        self.size = 0
-        self.lock = threading.Lock()
-
-    def get(self, key, current):
-        with self.lock:
-            page = self.pages.get(key)
-            if page is None:
-                return None
-            if page[0] != current:
-                self._drop(key)
-                return None
-            self.pages.move_to_end(key)
-            return page
-
-    def put(self, key, page):
-        size = len(page[2])
-        if size > self.limit:
-            return
-        with self.lock:
-            if key in self.pages:
-                self._drop(key)
-            self.pages[key] = page
-            self.size += size
-            while self.size > self.limit:
-                self._drop(next(iter(self.pages)))
-
-    def clear(self):
-        with self.lock:
-            self.pages.clear()
-            self.size = 0
-
-    def _drop(self, key):
-        self.size -= len(self.pages.pop(key)[2])
-
-
-local_pages = LocalPages(settings.PAGE_CACHE_LOCAL_BYTES)
 
 
 def expire(*scopes):

@@ -242,12 +242,10 @@ def empty_cache(monkeypatch):
     a while (a process that just started reads the outbox once)."""
 
     cache.clear()
-    generations.local_pages.clear()
     fragments.local_fragments.clear()
     monkeypatch.setattr(generations, "_suspect", False)
     yield
     cache.clear()
-    generations.local_pages.clear()
     fragments.local_fragments.clear()
 
 

@@ -15,11 +15,13 @@ from taggit.models import Tag
 
 from catalogue.citations import (
     Citation,
+    author_list_cell,
     cited_authors,
     identifier_pdf_url,
     identifier_url,
     identifier_value,
     join_summary,
+    render_citation,
     source_key,
 )
 from catalogue.identifiers import Identifier
@@ -365,9 +367,17 @@ class Document(CitedText):
     # The source identifier as every spelling of it reads (source_key()), so
     # that a second document citing the same source is found by one lookup.
     source_key = models.CharField(max_length=250, blank=True, editable=False)
+    # The citation and the author list in one line each, as the record prints
+    # them, written by the functions the pages print them with: the staff CSV
+    # copies them as they are, and no second spelling of either exists.
+    citation_text = models.TextField(blank=True, editable=False)
+    author_list_text = models.TextField(blank=True, editable=False)
     created_at = StampedTimeField(auto_now_add=True)
     updated_at = StampedTimeField(auto_now=True)
     search_vector = search_vector_field()
+
+    # The fields ``derive()`` writes, for a bulk write that names its fields.
+    DERIVED_FIELDS = ["source_key", "citation_text", "author_list_text"]
 
     objects = DocumentManager()
 
@@ -414,13 +424,22 @@ class Document(CitedText):
         return f"{self.label}: {self.title}"
 
     def save(self, *args, **kwargs):
-        self.source_key = source_key(self.source_identifier)
+        self.derive()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse(
             "catalogue:document-detail", kwargs={"identifier": self.identifier}
         )
+
+    def derive(self):
+        """Set the fields derived from this row's own (``DERIVED_FIELDS``):
+        ``save()`` calls it, and a bulk write, which calls no ``save()``."""
+        self.source_key = source_key(self.source_identifier)
+        self.citation_text = render_citation(
+            self.authors, self.year, self.source_identifier, self.citation_note
+        )
+        self.author_list_text = author_list_cell(self.author_list)
 
     @property
     def identifier(self):

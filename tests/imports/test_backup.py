@@ -370,6 +370,33 @@ def test_a_snapshot_without_stored_html_restores_decisions_rendered(
     assert "<h2>Context</h2>" in page
 
 
+def test_a_snapshot_without_printed_citations_restores_them(rich_record, tmp_path):
+    path = tmp_path / "record.json"
+    call_command("export_record", str(path), stdout=io.StringIO())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # Written before documents kept their citation and author list as printed.
+    for obj in data["objects"]:
+        if obj["model"] == "catalogue.document":
+            del obj["fields"]["citation_text"], obj["fields"]["author_list_text"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    printed = list(
+        Document.objects.order_by("pk").values_list(
+            "pk", "citation_text", "author_list_text"
+        )
+    )
+    empty_the_record()
+
+    call_command("import_record", str(path), stdout=io.StringIO())
+
+    restored = Document.objects.order_by("pk")
+    assert list(restored.values_list("pk", "citation_text", "author_list_text")) == (
+        printed
+    )
+    assert [d.citation_text for d in restored] == [
+        d.citation.render() for d in restored
+    ]
+
+
 def test_a_broken_snapshot_writes_nothing(rich_record, tmp_path):
     path = tmp_path / "record.json"
     call_command("export_record", str(path), stdout=io.StringIO())

@@ -304,22 +304,6 @@ def test_the_redis_cache_reuses_its_client_and_still_works():
         backend.delete("page")
 
 
-def test_local_copies_are_served_only_under_their_generations_within_a_size():
-    pages = generations.LocalPages(limit=10)
-    old, new = {"filed": "1.a"}, {"filed": "2.b"}
-    pages.put("first", (old, 200, b"12345", {}))
-    pages.put("second", (old, 200, b"1234", {}))
-
-    assert pages.get("first", new) is None  # A change retires the copy...
-    assert pages.get("first", old) is None  # ...for good.
-    pages.put("third", (old, 200, b"1234567", {}))  # Over 10 bytes: "second" goes.
-    assert pages.get("second", old) is None
-    assert pages.get("third", old)[2] == b"1234567"
-    pages.put("huge", (old, 200, b"x" * 11, {}))  # Larger than all: not kept.
-    assert pages.get("huge", old) is None
-    assert pages.size == 7
-
-
 def test_a_parameter_the_page_does_not_read_is_redirected_away_uncached(
     client, filed, django_assert_num_queries
 ):

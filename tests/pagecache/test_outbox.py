@@ -142,7 +142,6 @@ def test_a_process_writes_the_unwritten_expiries_before_trusting_a_generation(
     PendingExpiry.objects.create(
         scopes=["topic:distributed"], retry_at="2026-01-01T00:00Z"
     )
-    generations.local_pages.clear()
     monkeypatch.setattr(generations, "_suspect", True)  # As a process starts.
 
     fresh = client.get(path, headers={"If-None-Match": etag})

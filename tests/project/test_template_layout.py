@@ -41,7 +41,7 @@ import actions.documents
 import api.models
 from api.models import ApiToken
 from catalogue.models import DecisionRecord
-from pagecache import fragments, generations
+from pagecache import fragments
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -391,7 +391,6 @@ WITHOUT_TEMPLATES = {"feed"}
 def forget_rendered():
     """Nothing rendered before is kept: pages and fragments are rendered again."""
     cache.clear()
-    generations.local_pages.clear()
     fragments.local_fragments.clear()
 
 

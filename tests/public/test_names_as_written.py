@@ -10,7 +10,6 @@ from django.core.cache import cache
 
 import actions.people
 from catalogue.models import Person
-from pagecache import generations
 from tests.factories import DocumentFactory, TopicFactory, factory_publisher
 from tests.html import soup_of
 
@@ -89,7 +88,6 @@ def test_a_renamed_and_merged_person_is_cited_as_each_document_writes_them(
     assert Person.objects.get(slug="carlos-guestrin").authorships.count() == 4
     # Rendered afresh, not served from the page cache.
     cache.clear()
-    generations.local_pages.clear()
     assert {path: client.get(path).content for path in DOWNLOADS} == before
     assert {path: citation_authors(client, path) for path in PAGES} == tags
     assert tags["/LIT-009/"] == ["Chén, Tianqi", "Guestrin, C."]

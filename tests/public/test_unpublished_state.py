@@ -30,7 +30,6 @@ import actions.schedules
 import api.urls
 from catalogue.models import Preface, Registry
 from catalogue.references import write_references
-from pagecache import generations
 from tests.factories import DecisionRecordFactory, DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -283,7 +282,6 @@ def test_unpublished_state_changes_no_public_page(
         add_unpublished_state(publisher, editor, public_record)
     cached = crawl(client)
     cache.clear()
-    generations.local_pages.clear()
     rendered = crawl(client)
 
     assert validators(cached) == validators(before)

@@ -32,7 +32,7 @@ from catalogue.models import (
     Topic,
     Venue,
 )
-from pagecache import fragments, generations
+from pagecache import fragments
 from tests.factories import (
     DecisionLogFactory,
     DecisionRecordFactory,
@@ -67,7 +67,6 @@ OLD_ROWS = settings(
 def fresh():
     """Nothing cached: each example's rows are read again."""
     cache.clear()
-    generations.local_pages.clear()
     fragments.local_fragments.clear()
 
 

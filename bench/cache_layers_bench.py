@@ -1,0 +1,477 @@
+"""Benchmark of the page cache's layers: each turned off in turn.
+
+    make bench-layers                       # 20,000 sample documents
+    make bench-layers BENCH_LAYERS_DOCUMENTS=100000
+
+Fills its own database (BENCH_LAYERS_DATABASE_URL, default
+anthology_bench_layers) with generate_sample, and serves it as `make serve`
+does (gunicorn, 2 workers, DEBUG off, the Redis page cache in DB 7 under a key
+prefix of this run's, VARNISH_URL set) on 127.0.0.1:8140, with varnishd and
+the shipped VCL in front on 8141 and nginx serving the topic page's bytes as a
+file on 8142. Each layer is measured on the figure it exists for, with the
+layer and without it, in this one run:
+
+- **the edge** (Varnish): the largest topic's cached first page, requests per
+  second through Varnish against the site alone;
+- **Redis generations** (the shared page cache, ``PAGE_CACHE``): the cached
+  topic page and a document page, requests per second with the page cache
+  against rendered live (``PAGE_CACHE=0``), through Varnish and without it;
+- **the outbox's in-process fast path** (the changing process writes the new
+  generations and purges the edge once its change commits): the time from a
+  publication's commit to its document and topic pages answered fresh through
+  Varnish, against the fallback alone (the expiry left to the outbox's drain,
+  which an idle job worker runs every ``JOBS_CHORE_SECONDS``, due at once).
+
+Requests per second are wrk's (2 threads, 16 connections, a client taking
+gzip, as browsers do), the targets of a figure taking turns round after
+round; the medians are compared. A layer that buys less than 1.3× on its own
+figure does not earn its place. nginx serving the same bytes is the
+reference. The figures go to bench/results/cache-layers.md; with ``--json
+PATH`` the ratios go to PATH, each as the time with the layer against the
+time without it (lower is better).
+"""
+
+import argparse
+import gzip
+import http.client
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
+RESULTS = RESULTS_DIR / "cache-layers.md"
+SITE, FRONT, NGINX = 8140, 8141, 8142
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_layers"
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
+PREFIX = f"anthology-bench-layers-{uuid.uuid4().hex[:8]}"
+WORK = Path(tempfile.mkdtemp(prefix="anthology-bench-layers-"))
+VARNISHD = shutil.which("varnishd") or "/usr/sbin/varnishd"
+NGINX_BIN = shutil.which("nginx") or "/usr/sbin/nginx"
+BROWSER = "gzip, deflate, br"
+EARNS = 1.3
+
+os.environ["DATABASE_URL"] = os.environ.get("BENCH_LAYERS_DATABASE_URL", DEFAULT_URL)
+os.environ["DJANGO_SETTINGS_MODULE"] = "anthology.settings"
+os.environ["ALLOWED_HOSTS"] = "127.0.0.1,testserver"
+os.environ["STATIC_ROOT"] = str(WORK / "static")
+os.environ["REDIS_URL"] = REDIS_URL
+os.environ["CACHE_KEY_PREFIX"] = PREFIX
+os.environ["PAGE_CACHE"] = "1"
+os.environ["DEBUG"] = "0"
+os.environ["VARNISH_URL"] = f"http://127.0.0.1:{FRONT}"
+os.environ["PURGE_RETRY_PAUSES"] = "0.1,0.5,1"
+# Every request comes from one address: readers' limits would answer the
+# pages rendered live with 429s, and the live figures are the baselines.
+os.environ["READER_SEARCH_RATE"] = os.environ["READER_PAGE_RATE"] = "1000000/minute"
+sys.path.insert(0, str(ROOT))
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.db.models import Count, Q  # noqa: E402
+from django.test import override_settings  # noqa: E402
+
+import actions.documents  # noqa: E402
+from catalogue.models import PUBLIC_STATUSES, Document, Topic  # noqa: E402
+from pagecache import frontends, generations, outbox  # noqa: E402
+
+# The site as `make serve` runs it, and each layer turned off.
+CONFIGURATIONS = {
+    "every layer": {},
+    "no page cache": {"PAGE_CACHE": "0"},
+}
+
+
+def ensure_database():
+    import psycopg
+
+    name = connection.settings_dict["NAME"]
+    with psycopg.connect(
+        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
+    ) as conn:
+        if not conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone():
+            conn.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8'")
+
+
+def fill(documents):
+    with override_settings(PAGE_CACHE_FRONTENDS={}):
+        call_command("migrate", verbosity=0)
+        have = Document.objects.count()
+        if have < documents:
+            call_command("generate_sample", documents=documents - have)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    return Document.objects.count()
+
+
+def wait_for(port, path="/health/"):
+    for _ in range(600):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", path)
+            conn.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"nothing answers on port {port}")
+
+
+def start_site(overrides):
+    env = {**os.environ, **overrides}
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "anthology.wsgi",
+            *("--bind", f"127.0.0.1:{SITE}", "--workers", "2"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(SITE)
+    return process
+
+
+def start_varnish():
+    (WORK / "backend.vcl").write_text(
+        f'backend default {{ .host = "127.0.0.1"; .port = "{SITE}"; '
+        ".first_byte_timeout = 60s; }\n"
+    )
+    name = WORK / f"v{uuid.uuid4().hex[:6]}"
+    process = subprocess.Popen(
+        [
+            *(VARNISHD, "-F", "-a", f"127.0.0.1:{FRONT}", "-n", str(name)),
+            *("-f", str(ROOT / "deploy" / "varnish" / "anthology.vcl")),
+            *("-p", f"vcl_path={WORK}:{ROOT / 'deploy' / 'varnish'}"),
+            *("-s", "malloc,512m", "-T", "none", "-j", "none"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(FRONT)
+    return process
+
+
+def start_nginx(plain, zipped):
+    if not Path(NGINX_BIN).exists():
+        return None
+    root = WORK / "nginx"
+    root.mkdir(exist_ok=True)
+    for folder in WORK, root:
+        folder.chmod(0o755)
+    (root / "page.html").write_bytes(plain)
+    (root / "page.html.gz").write_bytes(zipped)
+    config = WORK / "nginx.conf"
+    config.write_text(
+        f"""daemon off; worker_processes 2; pid {WORK}/nginx.pid;
+error_log {WORK}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{ access_log off; sendfile on; keepalive_requests 100000;
+  types {{ text/html html; }} gzip_static on; gzip_vary on;
+  server {{ listen 127.0.0.1:{NGINX}; root {root}; }} }}
+"""
+    )
+    process = subprocess.Popen(
+        [NGINX_BIN, "-c", str(config), "-e", str(WORK / "e.log")]
+    )
+    wait_for(NGINX, "/page.html")
+    return process
+
+
+def stop(*processes):
+    for process in processes:
+        if process is not None:
+            process.terminate()
+    for process in processes:
+        if process is not None:
+            process.wait(timeout=30)
+
+
+def get(port, path, accept_encoding=BROWSER):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("GET", path, headers={"Accept-Encoding": accept_encoding})
+    response = conn.getresponse()
+    return response.read()
+
+
+def shows(port, path, text):
+    body = get(port, path)
+    return text.encode() in (gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)
+
+
+def wrk(port, path, seconds):
+    output = subprocess.run(
+        [
+            *("wrk", "-t2", "-c16", f"-d{seconds}s"),
+            *("-H", f"Accept-Encoding: {BROWSER}"),
+            f"http://127.0.0.1:{port}{path}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    if "Non-2xx" in output:
+        raise SystemExit(f"port {port} answered {path} with errors:\n{output}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
+
+
+def rates(pages, seconds, rounds):
+    """Requests/s of each page, alone and through Varnish: the targets take
+    turns, round after round, and the medians are kept."""
+    targets = [(port, path) for path in pages.values() for port in (SITE, FRONT)]
+    for port, path in targets:
+        get(port, path), get(port, path)  # Kept where they are kept.
+    measured = {target: [] for target in targets}
+    for _ in range(rounds):
+        for port, path in targets:
+            measured[(port, path)].append(wrk(port, path, seconds))
+    return {
+        (kind, "varnish" if port == FRONT else "alone"): statistics.median(
+            measured[(port, path)]
+        )
+        for kind, path in pages.items()
+        for port in (SITE, FRONT)
+    }
+
+
+def fresh_after(document, user, n, pages):
+    """Seconds from a revision's commit to each page showing it through Varnish."""
+    for path in pages.values():
+        get(FRONT, path), get(FRONT, path)
+    title = f"[Sample] Revised for the layers benchmark {n} {uuid.uuid4().hex[:6]}"
+    actions.documents.edit_document(
+        document=document, user=user, changes={"title": title}, note="bench"
+    )
+    actions.documents.publish(document=document, user=user)
+    committed = time.perf_counter()
+    seen = {}
+    deadline = committed + 60
+    while len(seen) < len(pages) and time.perf_counter() < deadline:
+        for kind, path in pages.items():
+            if kind not in seen and shows(FRONT, path, title):
+                seen[kind] = time.perf_counter() - committed
+    return max(seen.values()) if len(seen) == len(pages) else 60.0
+
+
+class Drain(threading.Thread):
+    """An idle job worker's chore: the outbox drained every JOBS_CHORE_SECONDS."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.stopped = threading.Event()
+
+    def run(self):
+        while not self.stopped.wait(settings.JOBS_CHORE_SECONDS):
+            outbox.drain()
+            connection.close()
+
+
+def freshness(documents, user, fast):
+    """Commit-to-fresh seconds of each publication, with the in-process fast
+    path or with the outbox's drain alone."""
+    seconds = []
+    apply_now = generations._apply_now
+    drain = None
+    if not fast:
+        # The fast path off: the expiry stays in the outbox, due at once,
+        # for the drain to land.
+        generations._apply_now = lambda pending: None
+        drain = Drain()
+        drain.start()
+    try:
+        with override_settings(PAGE_CACHE_OUTBOX_RETRY_SECONDS=0 if not fast else 60):
+            for n, document in enumerate(documents):
+                pages = {
+                    "document": document.get_absolute_url(),
+                    "topic": document.topic.get_absolute_url(),
+                }
+                seconds.append(fresh_after(document, user, n, pages))
+    finally:
+        generations._apply_now = apply_now
+        if drain is not None:
+            drain.stopped.set()
+            drain.join()
+    frontends.wait()
+    return seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--documents", type=int, default=20_000)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--publications", type=int, default=10)
+    parser.add_argument("--json", help="write the ratios to this file instead")
+    args = parser.parse_args()
+    for tool in ["wrk", VARNISHD]:
+        if not shutil.which(tool) and not Path(tool).exists():
+            raise SystemExit(f"{tool} is missing: apt-get install wrk varnish")
+    ensure_database()
+    total = fill(args.documents)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
+        cwd=ROOT,
+        check=True,
+    )
+    user = get_user_model().objects.filter(is_superuser=True).first()
+    if user is None:
+        user = get_user_model().objects.create_superuser("bench-layers", "", None)
+    topics = list(
+        Topic.objects.annotate(
+            n=Count("documents", filter=Q(documents__status__in=PUBLIC_STATUSES))
+        ).order_by("-n", "position")
+    )
+    biggest = topics[0]
+    document = (
+        Document.objects.public().filter(topic=topics[-1]).order_by("number").first()
+    )
+    pages = {
+        "topic": biggest.get_absolute_url(),
+        "document": document.get_absolute_url(),
+    }
+
+    measured, nginx_rate, fresh = {}, None, {}
+    for name, overrides in CONFIGURATIONS.items():
+        site = start_site(overrides)
+        front = start_varnish()
+        try:
+            measured[name] = rates(pages, args.seconds, args.rounds)
+            if name == "every layer":
+                plain, zipped = get(SITE, pages["topic"], ""), get(SITE, pages["topic"])
+                nginx = start_nginx(plain, zipped)
+                if nginx is not None:
+                    try:
+                        nginx_rate = statistics.median(
+                            wrk(NGINX, "/page.html", args.seconds)
+                            for _ in range(args.rounds)
+                        )
+                    finally:
+                        stop(nginx)
+                published = list(
+                    Document.objects.public()
+                    .filter(topic__in=topics[1:])
+                    .select_related("registry", "topic")
+                    .order_by("?")[: 2 * args.publications]
+                )
+                fresh["with"] = freshness(
+                    published[: args.publications], user, fast=True
+                )
+                fresh["without"] = freshness(
+                    published[args.publications :], user, fast=False
+                )
+        finally:
+            stop(front, site)
+    report(
+        total=total,
+        biggest=biggest,
+        measured=measured,
+        nginx=nginx_rate,
+        fresh=fresh,
+        args=args,
+    )
+
+
+def report(*, total, biggest, measured, nginx, fresh, args):
+    every = measured["every layer"]
+    version = connection.cursor().connection.info.server_version
+    rows, ratios = [], {}
+
+    def row(layer, figure, with_layer, without, unit="req/s", inverse=False):
+        ratio = without / with_layer if inverse else with_layer / without
+        # As every benchmark's ratios: lower is better (with against without).
+        ratios[f"{layer}: {figure}"] = 1 / ratio
+        verdict = "earns its place" if ratio >= EARNS else "**does not earn it**"
+        rows.append(
+            f"| {layer} | {figure} | {with_layer:,.1f} {unit} | "
+            f"{without:,.1f} {unit} | {ratio:.2f}× | {verdict} |"
+        )
+
+    for kind in ("topic", "document"):
+        row(
+            "the edge (Varnish)",
+            f"cached {kind} page",
+            every[(kind, "varnish")],
+            every[(kind, "alone")],
+        )
+    for layer, name in [("Redis generations (page cache)", "no page cache")]:
+        for kind in ("topic", "document"):
+            for where, label in [("alone", "site alone"), ("varnish", "via Varnish")]:
+                row(
+                    layer,
+                    f"cached {kind} page, {label}",
+                    every[(kind, where)],
+                    measured[name][(kind, where)],
+                )
+    with_fast, without_fast = (percentiles(fresh[k]) for k in ("with", "without"))
+    for label, index in [("p50", 0), ("max", 1)]:
+        row(
+            "outbox fast path",
+            f"publication → fresh pages via Varnish, {label}",
+            with_fast[index] * 1000,
+            without_fast[index] * 1000,
+            unit="ms",
+            inverse=True,
+        )
+    load = os.getloadavg()
+    lines = [
+        "# The page cache's layers, each turned off in turn",
+        "",
+        f"{total:,} documents on PostgreSQL {version // 10000}.{version % 100}, "
+        "gunicorn with 2 workers (DEBUG off) on Redis, varnishd with the shipped "
+        f"VCL in front; {platform.machine()}, {os.cpu_count()} CPUs, shared "
+        f"(load average at the end {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}). "
+        "Written by `make bench-layers`; every figure comes from this one run.",
+        "",
+        f"Pages: the largest topic's first page ({biggest.name}, {biggest.n:,} "
+        "public documents) and a document's page. Requests/s by wrk (2 threads, "
+        f"16 connections, gzip taken), median of {args.rounds} rounds of "
+        f"{args.seconds} s taking turns. Freshness: {args.publications} "
+        "publications each way, the time from the commit until the document's "
+        "page and its topic's page both show the new title through Varnish.",
+        "",
+        "| layer | figure | with it | without it | buys | verdict |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    if nginx:
+        lines += [
+            f"nginx serving the topic page's gzip bytes as a file: {nginx:,.0f} "
+            f"req/s; through Varnish {every[('topic', 'varnish')] / nginx:.2f}× "
+            f"nginx's rate, the site alone {every[('topic', 'alone')] / nginx:.2f}×.",
+            "",
+        ]
+    text = "\n".join(lines)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"ratios": ratios}, indent=2))
+    else:
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(text, encoding="utf-8")
+
+
+def percentiles(seconds):
+    """The median and the slowest of ``seconds``."""
+    return statistics.median(seconds), max(seconds)
+
+
+if __name__ == "__main__":
+    main()
