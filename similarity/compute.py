@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sparse_dot_topn import sp_matmul_topn
 
 # How many related documents each page lists.
@@ -119,33 +119,67 @@ class Model:
     """The record's documents as matrices, rows in ``entries`` order."""
 
     entries: list
-    vectorizer: TfidfVectorizer
+    words: np.ndarray  # the text's columns, in order
     text: sparse.csr_matrix  # TF-IDF, rows of unit length
     cites: sparse.csr_matrix  # cites[i, j]: i names j
     tags: sparse.csr_matrix  # tags[i, t]: i is tagged t
     topics: np.ndarray  # topic pk, -1 when unfiled
     row_of: dict = field(default_factory=dict)
     bounds: tuple | None = None  # see _bounds
+    # Every word of the record (``counted``'s columns) and each document's
+    # count of each: what ``assemble`` weighs, kept so that a change can be
+    # applied without reading the rest of the record again (``similarity.store``).
+    counted: np.ndarray | None = None
+    counts: sparse.csr_matrix | None = None
+
+
+def counter(vocabulary=None):
+    """What turns a text into counts of its words (English stop words left
+    out): every word found, or only those of ``vocabulary``."""
+    return CountVectorizer(
+        stop_words="english",
+        token_pattern=r"(?u)\b[^\W\d_][\w-]*[^\W_]\b",
+        dtype=np.float32,
+        vocabulary=vocabulary,
+    )
 
 
 def build(entries):
     """The model of ``entries``: their text vectorised, their links as matrices."""
     entries = list(entries)
-    row_of = {entry.pk: row for row, entry in enumerate(entries)}
-    count = len(entries)
-    vectorizer = TfidfVectorizer(
-        sublinear_tf=True,
-        stop_words="english",
-        max_df=0.5 if count > 20 else 1.0,
-        token_pattern=r"(?u)\b[^\W\d_][\w-]*[^\W_]\b",
-        dtype=np.float32,
-    )
+    found = counter()
     try:
-        text = vectorizer.fit_transform(entry.text for entry in entries)
+        counts = found.fit_transform(entry.text for entry in entries).tocsr()
+        counted = found.get_feature_names_out()
     except ValueError:  # no words at all: an empty record, or stop words only
+        counts = sparse.csr_matrix((len(entries), 0), dtype=np.float32)
+        counted = np.array([], dtype=str)
+    return assemble(entries, counts, counted)
+
+
+def assemble(entries, counts, counted):
+    """The model of ``entries`` whose words ``counts`` holds (a row per entry,
+    a column per word of ``counted``, in alphabetical order): TF-IDF of the
+    words found in at least one and at most half of them (all of them, in a
+    record of 20 or fewer), with sublinear term frequencies, as scikit-learn's
+    ``TfidfVectorizer`` weighs them; ``entries``' text is not read."""
+    count = len(entries)
+    row_of = {entry.pk: row for row, entry in enumerate(entries)}
+    counts = counts.tocsr()
+    counts.sort_indices()
+    found_in = np.bincount(counts.indices, minlength=counts.shape[1])
+    most = 0.5 * count if count > 20 else count
+    kept = np.flatnonzero((found_in >= 1) & (found_in <= most))
+    if len(kept):
+        text = TfidfTransformer(sublinear_tf=True).fit_transform(counts[:, kept])
+    else:
         text = sparse.csr_matrix((count, 0), dtype=np.float32)
     cites = _links(
-        ((row, row_of[pk]) for row, e in enumerate(entries) for pk in e.cites),
+        (
+            (row, row_of.get(pk))
+            for row, entry in enumerate(entries)
+            for pk in entry.cites
+        ),
         count,
         count,
         exclude_diagonal=True,
@@ -164,7 +198,17 @@ def build(entries):
     text = text.tocsr()
     # Each pair's similarity is summed in the terms' order, whoever sums it.
     text.sort_indices()
-    return Model(entries, vectorizer, text, cites, tags, topics, row_of)
+    return Model(
+        entries,
+        counted[kept],
+        text,
+        cites,
+        tags,
+        topics,
+        row_of,
+        counted=counted,
+        counts=counts,
+    )
 
 
 def _links(pairs, rows, columns, exclude_diagonal=False):
@@ -445,7 +489,7 @@ def candidates(model, progress=None):
     # A group's name is the terms it holds more of than the record's mean;
     # an empty record has no mean, and no groups to name.
     mean = np.asarray(model.text.mean(axis=0)).ravel() if len(model.entries) else None
-    terms = model.vectorizer.get_feature_names_out() if model.text.shape[1] else []
+    terms = model.words
     for rows in groups:
         centroid = np.asarray(model.text[rows].mean(axis=0)).ravel()
         telling = np.argsort(-(centroid - mean))[:NAME_TERMS]
