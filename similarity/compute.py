@@ -28,6 +28,7 @@ most telling terms (its centroid's heaviest terms, less the record's own).
 """
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -144,6 +145,42 @@ def counter(vocabulary=None):
     )
 
 
+class Entries(Sequence):
+    """A model's documents as ``Entry`` values, each made when it is asked
+    for from the model's arrays, without its text (counted already)."""
+
+    def __init__(self, pks, identifiers, topics, tags, tag_values, cites):
+        self.pks = pks  # int64, one per row
+        self.identifiers = identifiers  # a list of str
+        self.topics = topics  # -1 when unfiled
+        self.tags = tags  # rows by tag_values
+        self.tag_values = tag_values
+        self.cites = cites  # rows by rows
+
+    def __len__(self):
+        return len(self.pks)
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [self[n] for n in range(*row.indices(len(self)))]
+        row = range(len(self))[row]
+        topic = int(self.topics[row])
+        tags = self.tag_values[
+            self.tags.indices[self.tags.indptr[row] : self.tags.indptr[row + 1]]
+        ]
+        cites = self.pks[
+            self.cites.indices[self.cites.indptr[row] : self.cites.indptr[row + 1]]
+        ]
+        return Entry(
+            pk=int(self.pks[row]),
+            identifier=self.identifiers[row],
+            topic=None if topic < 0 else topic,
+            text="",
+            tags=frozenset(tags.tolist()),
+            cites=frozenset(cites.tolist()),
+        )
+
+
 def build(entries):
     """The model of ``entries``: their text vectorised, their links as matrices."""
     entries = list(entries)
@@ -154,17 +191,38 @@ def build(entries):
     except ValueError:  # no words at all: an empty record, or stop words only
         counts = sparse.csr_matrix((len(entries), 0), dtype=np.float32)
         counted = np.array([], dtype=str)
-    return assemble(entries, counts, counted)
-
-
-def assemble(entries, counts, counted):
-    """The model of ``entries`` whose words ``counts`` holds (a row per entry,
-    a column per word of ``counted``, in alphabetical order): TF-IDF of the
-    words found in at least one and at most half of them (all of them, in a
-    record of 20 or fewer), with sublinear term frequencies, as scikit-learn's
-    ``TfidfVectorizer`` weighs them; ``entries``' text is not read."""
-    count = len(entries)
     row_of = {entry.pk: row for row, entry in enumerate(entries)}
+    cites = [
+        (row, row_of[pk])
+        for row, entry in enumerate(entries)
+        for pk in entry.cites
+        if pk in row_of
+    ]
+    tags = [(row, tag) for row, entry in enumerate(entries) for tag in entry.tags]
+    return assemble(
+        pks=np.array([entry.pk for entry in entries], dtype=np.int64),
+        identifiers=[entry.identifier for entry in entries],
+        topics=np.array(
+            [-1 if entry.topic is None else entry.topic for entry in entries],
+            dtype=np.int64,
+        ),
+        tags=tags,
+        cites=cites,
+        counts=counts,
+        counted=counted,
+    )
+
+
+def assemble(*, pks, identifiers, topics, tags, cites, counts, counted):
+    """The model of the documents ``pks`` (in this order, with ``identifiers``
+    and ``topics``, -1 when unfiled), tagged as ``tags`` says ((row, tag)
+    pairs), naming each other as ``cites`` says ((row, row) pairs), whose words
+    ``counts`` holds: a row per document, a column per word of ``counted``, in
+    alphabetical order. The text is TF-IDF of the words found in at least one
+    and at most half of them (all of them, in a record of 20 or fewer), with
+    sublinear term frequencies, as scikit-learn's ``TfidfVectorizer`` weighs
+    them."""
+    count = len(pks)
     counts = counts.tocsr()
     counts.sort_indices()
     found_in = np.bincount(counts.indices, minlength=counts.shape[1])
@@ -174,30 +232,20 @@ def assemble(entries, counts, counted):
         text = TfidfTransformer(sublinear_tf=True).fit_transform(counts[:, kept])
     else:
         text = sparse.csr_matrix((count, 0), dtype=np.float32)
-    cites = _links(
-        (
-            (row, row_of.get(pk))
-            for row, entry in enumerate(entries)
-            for pk in entry.cites
-        ),
-        count,
-        count,
-        exclude_diagonal=True,
+    cites = _links(cites, count, count, exclude_diagonal=True)
+    tag_rows, tag_values = _pairs(tags, object)
+    tag_values, tag_columns = (
+        np.unique(tag_values, return_inverse=True) if len(tags) else ([], [])
     )
-    tag_ids = {}
-    tag_pairs = [
-        (row, tag_ids.setdefault(tag, len(tag_ids)))
-        for row, entry in enumerate(entries)
-        for tag in entry.tags
-    ]
-    tags = _links(tag_pairs, count, len(tag_ids))
-    topics = np.array(
-        [-1 if entry.topic is None else entry.topic for entry in entries],
-        dtype=np.int64,
+    tags = _links(
+        (np.asarray(tag_rows, dtype=np.int64), np.asarray(tag_columns, dtype=np.int64)),
+        count,
+        len(tag_values),
     )
     text = text.tocsr()
     # Each pair's similarity is summed in the terms' order, whoever sums it.
     text.sort_indices()
+    entries = Entries(pks, identifiers, topics, tags, np.asarray(tag_values), cites)
     return Model(
         entries,
         counted[kept],
@@ -205,21 +253,29 @@ def assemble(entries, counts, counted):
         cites,
         tags,
         topics,
-        row_of,
+        dict(zip(pks.tolist(), range(count), strict=True)),
         counted=counted,
         counts=counts,
     )
 
 
+def _pairs(pairs, dtype=np.int64):
+    """(rows, columns) of ``pairs``: a list of pairs, or two arrays already."""
+    if isinstance(pairs, tuple):
+        return pairs
+    rows = np.array([pair[0] for pair in pairs], dtype=np.int64)
+    columns = np.array([pair[1] for pair in pairs], dtype=dtype)
+    return rows, columns
+
+
 def _links(pairs, rows, columns, exclude_diagonal=False):
-    pairs = [
-        (i, j)
-        for i, j in pairs
-        if i is not None and j is not None and not (exclude_diagonal and i == j)
-    ]
-    data = np.ones(len(pairs), dtype=np.float32)
-    i = [pair[0] for pair in pairs]
-    j = [pair[1] for pair in pairs]
+    """A matrix of ones at ``pairs`` ((row, column) pairs, or two arrays)."""
+    i, j = _pairs(pairs)
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    if exclude_diagonal:
+        i, j = i[i != j], j[i != j]
+    data = np.ones(len(i), dtype=np.float32)
     matrix = sparse.csr_matrix((data, (i, j)), shape=(rows, columns))
     matrix.data[:] = 1  # a name twice is one reference
     return matrix

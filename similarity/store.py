@@ -29,6 +29,7 @@ builds the model from the whole record and stores it.
 import logging
 import os
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -72,24 +73,20 @@ def save(model, since):
     entries = model.entries
     directory = path().parent
     directory.mkdir(parents=True, exist_ok=True)
-    tags = [sorted(entry.tags) for entry in entries]
-    cites = [sorted(entry.cites) for entry in entries]
+    tag_values = np.asarray(entries.tag_values)
     arrays = {
         "schema": np.array([SCHEMA]),
         "database": np.array([_database()]),
         "mark": np.array(["" if since is None else since]),
-        "pks": np.array([entry.pk for entry in entries], dtype=np.int64),
-        "identifiers": np.array([entry.identifier for entry in entries], dtype=str),
-        "topics": model.topics,
-        "tags_indptr": np.cumsum([0] + [len(each) for each in tags], dtype=np.int64),
-        "tags": np.array([tag for each in tags for tag in each], dtype=np.int64),
-        "cites_indptr": np.cumsum([0] + [len(each) for each in cites], dtype=np.int64),
-        "cites": np.array([pk for each in cites for pk in each], dtype=np.int64),
+        "pks": entries.pks,
+        "identifiers": np.array(entries.identifiers, dtype=str),
+        "topics": entries.topics,
+        # Tags are stored by their pks, and in a record of no tags as numbers.
+        "tag_values": tag_values.astype(np.int64) if tag_values.size else tag_values,
+        **_matrix("tags", entries.tags),
+        **_matrix("cites", entries.cites),
+        **_matrix("counts", model.counts),
         "counted": np.asarray(model.counted, dtype=str),
-        "counts_data": model.counts.data,
-        "counts_indices": model.counts.indices,
-        "counts_indptr": model.counts.indptr,
-        "counts_shape": np.array(model.counts.shape, dtype=np.int64),
     }
     handle, written = tempfile.mkstemp(dir=directory, prefix=".related-", suffix=".npz")
     try:
@@ -101,102 +98,177 @@ def save(model, since):
         raise
 
 
+def _matrix(name, matrix):
+    return {
+        f"{name}_data": matrix.data,
+        f"{name}_indices": matrix.indices,
+        f"{name}_indptr": matrix.indptr,
+        f"{name}_shape": np.array(matrix.shape, dtype=np.int64),
+    }
+
+
+def _read_matrix(found, name):
+    return sparse.csr_matrix(
+        (found[f"{name}_data"], found[f"{name}_indices"], found[f"{name}_indptr"]),
+        shape=tuple(int(n) for n in found[f"{name}_shape"]),
+    )
+
+
+@dataclass
+class Stored:
+    """What ``save`` stored: the documents' arrays as ``compute.Entries``
+    holds them, their counts of the words ``counted``, and the mark."""
+
+    entries: compute.Entries
+    counts: sparse.csr_matrix
+    counted: np.ndarray
+    since: str | None
+
+
 def load():
-    """(entries, counts, counted, mark) as ``save`` stored them for this
-    database, or None when there is no such file to use. Entries carry no
-    text: it is counted already."""
+    """What ``save`` stored for this database (``Stored``), or None when there
+    is no such file to use."""
     try:
         with np.load(path(), allow_pickle=False) as found:
             if int(found["schema"][0]) != SCHEMA:
                 return None
             if str(found["database"][0]) != _database():
                 return None
-            pks = found["pks"].tolist()
-            identifiers = found["identifiers"].tolist()
-            topics = found["topics"].tolist()
-            tags_at, tags = found["tags_indptr"].tolist(), found["tags"].tolist()
-            cites_at, cites = found["cites_indptr"].tolist(), found["cites"].tolist()
-            counted = found["counted"]
-            shape = tuple(int(n) for n in found["counts_shape"])
-            counts = sparse.csr_matrix(
-                (found["counts_data"], found["counts_indices"], found["counts_indptr"]),
-                shape=shape,
+            pks = found["pks"]
+            entries = compute.Entries(
+                pks,
+                found["identifiers"].tolist(),
+                found["topics"],
+                _read_matrix(found, "tags"),
+                found["tag_values"],
+                _read_matrix(found, "cites"),
             )
-            since = str(found["mark"][0]) or None
+            stored = Stored(
+                entries,
+                _read_matrix(found, "counts"),
+                found["counted"],
+                str(found["mark"][0]) or None,
+            )
     except FileNotFoundError:
         return None
     except Exception:  # any file we cannot read is one we do not use
         logger.warning("Related-work model at %s not read", path(), exc_info=True)
         return None
-    if shape != (len(pks), len(counted)):
+    count = len(pks)
+    if (
+        stored.counts.shape != (count, len(stored.counted))
+        or entries.cites.shape != (count, count)
+        or entries.tags.shape != (count, len(entries.tag_values))
+        or len(entries.identifiers) != count
+        or len(entries.topics) != count
+    ):
         return None
-    entries = [
-        compute.Entry(
-            pk=pk,
-            identifier=identifiers[row],
-            topic=None if topics[row] < 0 else topics[row],
-            text="",
-            tags=frozenset(tags[tags_at[row] : tags_at[row + 1]]),
-            cites=frozenset(cites[cites_at[row] : cites_at[row + 1]]),
-        )
-        for row, pk in enumerate(pks)
-    ]
-    return entries, counts, counted, since
+    return stored
 
 
 def updated(pks):
     """The model of the record as it is now, from the stored one and the
     documents ``pks`` (and any saved since its mark) read again, stored for
     the next change; None when there is no stored model to use."""
-    loaded = load()
-    if loaded is None:
+    stored = load()
+    if stored is None:
         return None
-    entries, counts, counted, since = loaded
+    old = stored.entries
     now = mark()
     changed = set(pks)
-    if since is not None:
+    if stored.since is not None:
         changed |= set(
             Document.objects.filter(
-                updated_at__gt=datetime.fromisoformat(since)
+                updated_at__gt=datetime.fromisoformat(stored.since)
             ).values_list("pk", flat=True)
         )
-    if len(changed) > max(len(entries), 1) * MOST_CHANGED:
+    if len(changed) > max(len(old), 1) * MOST_CHANGED:
         return None  # reading most of the record again: read all of it
-    kept = [row for row, entry in enumerate(entries) if entry.pk not in changed]
-    known = {entries[row].identifier: entries[row].pk for row in kept}
-    fresh = changed_entries(changed, known)
-    stored = {entry.pk for entry in entries}
-    public = {entries[row].pk for row in kept} | {entry.pk for entry in fresh}
-    if len(public) != Document.objects.filter(status__in=RELATED_STATUSES).count():
-        return None  # documents changed that nobody said: read the record again
-    # Documents now public are named by documents kept as they were.
-    arrived = {entry.identifier: entry.pk for entry in fresh if entry.pk not in stored}
-    naming = citing(arrived) if arrived else {}
-    left = stored - public
-    order = {}
-    for row in kept:
-        entry = entries[row]
-        cites = entry.cites
-        if left and cites & left:
-            cites = cites - left
-        if entry.pk in naming:
-            cites = cites | {arrived[name] for name in naming[entry.pk]} - {entry.pk}
-        if cites is not entry.cites:
-            entry = compute.Entry(
-                entry.pk, entry.identifier, entry.topic, "", entry.tags, cites
-            )
-        order[entry.pk] = (entry, row)
-    fresh_counts = (
-        compute.counter(list(counted)).transform(entry.text for entry in fresh)
-        if len(counted)
-        else sparse.csr_matrix((len(fresh), 0), dtype=np.float32)
+    kept = np.flatnonzero(~np.isin(old.pks, np.array(sorted(changed), dtype=np.int64)))
+    known = dict(
+        zip([old.identifiers[row] for row in kept], old.pks[kept].tolist(), strict=True)
     )
+    fresh = changed_entries(changed, known)
+    public = len(kept) + len(fresh)
+    if public != Document.objects.filter(status__in=RELATED_STATUSES).count():
+        return None  # documents changed that nobody said: read the record again
+    # Rows are in pk order, the kept ones first, then the fresh: ``source``.
+    source_pks = np.concatenate(
+        [old.pks[kept], np.array([entry.pk for entry in fresh], dtype=np.int64)]
+    )
+    order = np.argsort(source_pks, kind="stable")
+    pks = source_pks[order]
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    new_row = np.full(len(old), -1, dtype=np.int64)
+    new_row[kept] = position[: len(kept)]
+    fresh_rows = position[len(kept) :]
+
+    def rows_of(found_pks):
+        found_pks = np.asarray(found_pks, dtype=np.int64)
+        at = np.searchsorted(pks, found_pks)
+        at = np.minimum(at, max(len(pks) - 1, 0))
+        present = (pks[at] == found_pks) if len(pks) else np.zeros(0, dtype=bool)
+        return np.where(present, at, -1)
+
+    cites = old.cites.tocoo()
+    cite_rows, cite_columns = [new_row[cites.row]], [new_row[cites.col]]
     for n, entry in enumerate(fresh):
-        order[entry.pk] = (entry, len(entries) + n)
-    chosen = [order[pk] for pk in sorted(order)]
-    rows = np.array([row for _, row in chosen], dtype=np.int64)
-    every = sparse.vstack([counts, fresh_counts.astype(np.float32)], format="csr")
-    model = compute.assemble([entry for entry, _ in chosen], every[rows], counted)
+        named = rows_of(sorted(entry.cites))
+        cite_rows.append(np.full(len(named), fresh_rows[n]))
+        cite_columns.append(named)
+    # Documents now public are named by the documents naming them.
+    was_public = set(old.pks.tolist())
+    arrived = {
+        entry.identifier: entry.pk for entry in fresh if entry.pk not in was_public
+    }
+    for pk, names in (citing(arrived) if arrived else {}).items():
+        named = rows_of(sorted(arrived[name] for name in names))
+        cite_rows.append(np.full(len(named), rows_of([pk])[0]))
+        cite_columns.append(named)
+    cite_rows, cite_columns = np.concatenate(cite_rows), np.concatenate(cite_columns)
+    linked = (cite_rows >= 0) & (cite_columns >= 0)
+    tags = old.tags.tocoo()
+    tag_values = np.asarray(old.tag_values)
+    tag_rows = [new_row[tags.row]]
+    tag_named = [tag_values[tags.col].tolist()]
+    for n, entry in enumerate(fresh):
+        tag_rows.append(np.full(len(entry.tags), fresh_rows[n]))
+        tag_named.append(sorted(entry.tags))
+    tag_rows = np.concatenate(tag_rows)
+    tag_named = np.array([tag for each in tag_named for tag in each], dtype=object)
+    tagged = tag_rows >= 0
+    counted = stored.counted
+    if len(counted):
+        fresh_counts = compute.counter(counted.tolist()).transform(
+            entry.text for entry in fresh
+        )
+    else:
+        fresh_counts = sparse.csr_matrix((len(fresh), 0), dtype=np.float32)
+    counts = sparse.vstack(
+        [stored.counts[kept], fresh_counts.astype(np.float32)], format="csr"
+    )
+    topics = np.concatenate(
+        [
+            old.topics[kept],
+            np.array(
+                [-1 if entry.topic is None else entry.topic for entry in fresh],
+                dtype=np.int64,
+            ),
+        ]
+    )
+    identifiers = [old.identifiers[row] for row in kept] + [
+        entry.identifier for entry in fresh
+    ]
+    model = compute.assemble(
+        pks=pks,
+        identifiers=[identifiers[n] for n in order],
+        topics=topics[order],
+        tags=(tag_rows[tagged], tag_named[tagged]),
+        cites=(cite_rows[linked], cite_columns[linked]),
+        counts=counts[order],
+        counted=counted,
+    )
     save(model, now)
     return model
 
