@@ -1,11 +1,14 @@
 """Related work and candidate topics, computed from values: no database here.
 
 Text similarity is TF-IDF over each document's title and summary (scikit-learn's
-``TfidfVectorizer``: sublinear term frequencies, English stop words, words
-found in more than half the record dropped) compared by cosine similarity,
-with scipy's sparse matrices. It runs on CPU, gives the same answer on
-PostgreSQL and SQLite (the database only hands over the text), needs no model
-downloaded at run time, and at 100,000 short summaries fits in seconds.
+``CountVectorizer`` and ``TfidfTransformer``: sublinear term frequencies,
+English stop words, words found in more than half the record dropped)
+compared by cosine similarity, with scipy's sparse matrices. It runs on CPU,
+gives the same answer on PostgreSQL and SQLite (the database only hands over
+the text), needs no model downloaded at run time, and at 100,000 short
+summaries fits in seconds. Each document's count of each word is kept with
+the model (``assemble`` weighs them), so that a change is applied to a model
+without counting the whole record again (``similarity.store``).
 
 A document's related work is scored from what it shares with each other one:
 

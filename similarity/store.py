@@ -7,9 +7,9 @@ and the public documents it names, each one's count of every word found in
 the record then, and a mark of what it reflects (the database, and the
 latest ``updated_at`` of its documents, read before the record was). A
 change's recomputation (``updated``) loads it, reads again only the
-documents named by the job and those saved since the mark, drops those no
-longer public, adds those now public (and their names in the documents
-naming them), and weighs the words again over the whole record
+documents named by the job and those saved since the mark (at its time too),
+drops those no longer public, adds those now public (and their names in the
+documents naming them), and weighs the words again over the whole record
 (``compute.assemble``), then stores the result for the next change.
 
 The words are those of the last whole recomputation: a word no public
@@ -22,8 +22,9 @@ The file is written by this module only, to a name of its own and renamed
 into place (a reader sees the old file or the new, whole); it is read with
 ``numpy.load(allow_pickle=False)``, arrays of numbers and strings only. A file
 missing, unreadable, of another ``SCHEMA`` or of another database, or one
-that no longer counts the record's public documents, is not used: the job
-builds the model from the whole record and stores it.
+that no longer counts the record's public documents, is not used, nor is one
+when more than ``MOST_CHANGED`` of its documents are to be read again: the
+job builds the model from the whole record and stores it.
 """
 
 import logging
@@ -179,7 +180,7 @@ def updated(pks):
     if stored.since is not None:
         changed |= set(
             Document.objects.filter(
-                updated_at__gt=datetime.fromisoformat(stored.since)
+                updated_at__gte=datetime.fromisoformat(stored.since)
             ).values_list("pk", flat=True)
         )
     if len(changed) > max(len(old), 1) * MOST_CHANGED:
