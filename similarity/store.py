@@ -205,40 +205,9 @@ def updated(pks):
     new_row[kept] = position[: len(kept)]
     fresh_rows = position[len(kept) :]
 
-    def rows_of(found_pks):
-        found_pks = np.asarray(found_pks, dtype=np.int64)
-        at = np.searchsorted(pks, found_pks)
-        at = np.minimum(at, max(len(pks) - 1, 0))
-        present = (pks[at] == found_pks) if len(pks) else np.zeros(0, dtype=bool)
-        return np.where(present, at, -1)
-
-    cites = old.cites.tocoo()
-    cite_rows, cite_columns = [new_row[cites.row]], [new_row[cites.col]]
-    for n, entry in enumerate(fresh):
-        named = rows_of(sorted(entry.cites))
-        cite_rows.append(np.full(len(named), fresh_rows[n]))
-        cite_columns.append(named)
-    # Documents now public are named by the documents naming them.
-    was_public = set(old.pks.tolist())
-    arrived = {
-        entry.identifier: entry.pk for entry in fresh if entry.pk not in was_public
-    }
-    for pk, names in (citing(arrived) if arrived else {}).items():
-        named = rows_of(sorted(arrived[name] for name in names))
-        cite_rows.append(np.full(len(named), rows_of([pk])[0]))
-        cite_columns.append(named)
-    cite_rows, cite_columns = np.concatenate(cite_rows), np.concatenate(cite_columns)
-    linked = (cite_rows >= 0) & (cite_columns >= 0)
-    tags = old.tags.tocoo()
-    tag_values = np.asarray(old.tag_values)
-    tag_rows = [new_row[tags.row]]
-    tag_named = [tag_values[tags.col].tolist()]
-    for n, entry in enumerate(fresh):
-        tag_rows.append(np.full(len(entry.tags), fresh_rows[n]))
-        tag_named.append(sorted(entry.tags))
-    tag_rows = np.concatenate(tag_rows)
-    tag_named = np.array([tag for each in tag_named for tag in each], dtype=object)
-    tagged = tag_rows >= 0
+    rows_of = _rows_in(pks)
+    cites = _cites(old, fresh, new_row, fresh_rows, rows_of)
+    tags = _tags(old, fresh, new_row, fresh_rows)
     counted = stored.counted
     if len(counted):
         fresh_counts = compute.counter(counted.tolist()).transform(
@@ -265,13 +234,65 @@ def updated(pks):
         pks=pks,
         identifiers=[identifiers[n] for n in order],
         topics=topics[order],
-        tags=(tag_rows[tagged], tag_named[tagged]),
-        cites=(cite_rows[linked], cite_columns[linked]),
+        tags=tags,
+        cites=cites,
         counts=counts[order],
         counted=counted,
     )
     save(model, now)
     return model
+
+
+def _rows_in(pks):
+    """What finds the rows of pks among ``pks`` (sorted): -1 when absent."""
+
+    def rows_of(found_pks):
+        found_pks = np.asarray(found_pks, dtype=np.int64)
+        if not len(pks):
+            return np.full(len(found_pks), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(pks, found_pks), len(pks) - 1)
+        return np.where(pks[at] == found_pks, at, -1)
+
+    return rows_of
+
+
+def _cites(old, fresh, new_row, fresh_rows, rows_of):
+    """(rows, rows they name) of the model changed: the stored references
+    between documents kept, the fresh documents' own, and those of documents
+    kept naming a document now public."""
+    cites = old.cites.tocoo()
+    cite_rows, cite_columns = [new_row[cites.row]], [new_row[cites.col]]
+    for n, entry in enumerate(fresh):
+        named = rows_of(sorted(entry.cites))
+        cite_rows.append(np.full(len(named), fresh_rows[n]))
+        cite_columns.append(named)
+    was_public = set(old.pks.tolist())
+    arrived = {
+        entry.identifier: entry.pk for entry in fresh if entry.pk not in was_public
+    }
+    for pk, names in (citing(arrived) if arrived else {}).items():
+        named = rows_of(sorted(arrived[name] for name in names))
+        cite_rows.append(np.full(len(named), rows_of([pk])[0]))
+        cite_columns.append(named)
+    cite_rows, cite_columns = np.concatenate(cite_rows), np.concatenate(cite_columns)
+    linked = (cite_rows >= 0) & (cite_columns >= 0)
+    return cite_rows[linked], cite_columns[linked]
+
+
+def _tags(old, fresh, new_row, fresh_rows):
+    """(rows, tags) of the model changed: the stored tags of documents kept,
+    and the fresh documents' own."""
+    tags = old.tags.tocoo()
+    tag_values = np.asarray(old.tag_values)
+    tag_rows = [new_row[tags.row]]
+    tag_named = [tag_values[tags.col].tolist()]
+    for n, entry in enumerate(fresh):
+        tag_rows.append(np.full(len(entry.tags), fresh_rows[n]))
+        tag_named.append(sorted(entry.tags))
+    tag_rows = np.concatenate(tag_rows)
+    tag_named = np.array([tag for each in tag_named for tag in each], dtype=object)
+    tagged = tag_rows >= 0
+    return tag_rows[tagged], tag_named[tagged]
 
 
 def rebuilt(entries, since):
