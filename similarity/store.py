@@ -206,7 +206,11 @@ def updated(pks):
     fresh_rows = position[len(kept) :]
 
     rows_of = _rows_in(pks)
-    cites = _cites(old, fresh, new_row, fresh_rows, rows_of)
+    # A document read again is still named by the documents kept.
+    named_row = new_row.copy()
+    again = _rows_in(old.pks)([entry.pk for entry in fresh])
+    named_row[again[again >= 0]] = fresh_rows[again >= 0]
+    cites = _cites(old, fresh, (new_row, named_row), fresh_rows, rows_of)
     tags = _tags(old, fresh, new_row, fresh_rows)
     counted = stored.counted
     if len(counted):
@@ -256,12 +260,14 @@ def _rows_in(pks):
     return rows_of
 
 
-def _cites(old, fresh, new_row, fresh_rows, rows_of):
-    """(rows, rows they name) of the model changed: the stored references
-    between documents kept, the fresh documents' own, and those of documents
-    kept naming a document now public."""
+def _cites(old, fresh, new_rows, fresh_rows, rows_of):
+    """(rows, rows they name) of the model changed: the stored references of
+    documents kept (``new_rows``: the new row of each kept, and of each still
+    public), the fresh documents' own, and those of documents kept naming a
+    document now public."""
+    new_row, named_row = new_rows
     cites = old.cites.tocoo()
-    cite_rows, cite_columns = [new_row[cites.row]], [new_row[cites.col]]
+    cite_rows, cite_columns = [new_row[cites.row]], [named_row[cites.col]]
     for n, entry in enumerate(fresh):
         named = rows_of(sorted(entry.cites))
         cite_rows.append(np.full(len(named), fresh_rows[n]))

@@ -100,13 +100,24 @@ def test_a_change_without_new_words_answers_as_the_whole_recomputation(
         changes={"title": "Sparse attention kernel fusion"},
     )
     actions.documents.publish(document=documents[6], user=publisher)
+    # LIT-001, named by eight documents kept as they were.
+    actions.documents.edit_document(
+        document=documents[0],
+        user=publisher,
+        changes={"summary": "Latency of tensor shard compression."},
+    )
+    actions.documents.publish(document=documents[0], user=publisher)
     actions.documents.publish(document=draft, user=publisher)
     actions.documents.withdraw(document=documents[9], user=publisher, reason="Why.")
-    changed = [documents[6].pk, draft.pk, documents[9].pk]
+    changed = [documents[6].pk, documents[0].pk, draft.pk, documents[9].pk]
     model = store.updated(changed)
 
     assert compute.related(model) == whole()
     assert draft.pk in model.row_of and documents[9].pk not in model.row_of
+    assert [entry.pk for entry in model.entries if documents[0].pk in entry.cites] == [
+        entry.pk for entry in public_entries() if documents[0].pk in entry.cites
+    ]
+    assert len(model.cites[:, model.row_of[documents[0].pk]].nonzero()[0]) == 8
     assert model.entries[model.row_of[draft.pk]].cites == {documents[0].pk}
     assert model.entries[model.row_of[documents[1].pk]].cites == {draft.pk}
 
