@@ -356,6 +356,17 @@ VARIABLES: list[Variable] = [
         derived=True,
     ),
     Variable(
+        "RELATED_MODEL_DIR",
+        "path",
+        "`var/related-model/` in the checkout",
+        "Where the related-work model is kept between jobs, so that one "
+        "change's recomputation reads only what changed: one file, rewritten "
+        "by each recomputation; deleting it costs the next one a read of the "
+        "whole record.",
+        JOBS,
+        derived=True,
+    ),
+    Variable(
         "JOBS_IN_PROCESS",
         "boolean",
         "on when `REDIS_URL` is unset",

@@ -222,6 +222,11 @@ STATIC_ROOT = env.read("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 # WhiteNoise serves them compressed and immutable for ten years
 # (`max-age=315360000`, its WhiteNoise.FOREVER).
 BACKUP_DIR = env.read("BACKUP_DIR", default=BASE_DIR / "backups")
+# Where the related-work model is kept between jobs (similarity/store.py):
+# one file per machine, read by every worker and web process on it.
+RELATED_MODEL_DIR = env.read(
+    "RELATED_MODEL_DIR", default=BASE_DIR / "var" / "related-model"
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -19,10 +19,16 @@ is used as it is), then times, in this one run:
   tests/similarity/test_related_as_before.py), on the same model;
 - related work of the whole record (read, vectorise, search, store);
 - related work after one changed document (its list and those it affects),
-  end to end and its search alone (``affected`` and ``related`` on a model
-  already built);
+  end to end: with the model kept by the last recomputation
+  (``similarity.store``, in a directory of the benchmark's own), and without
+  one (the job reads and vectorises the whole record first, as every job did
+  before the model was kept), in the same run; and its search alone
+  (``affected`` and ``related`` on a model already built);
 - candidate topics of the whole record; a changed document recomputes them
   whole, so that figure is the same job.
+
+``--changes-only`` leaves out the whole-record searches and candidate
+topics (minutes at 100,000 documents) and times the rest.
 
 Each is given as a ratio to the baseline (LOWER is better), written with
 ``--json`` as ``{"ratios": {...}, "seconds": {...}}``; bench/results/map.md
@@ -34,6 +40,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +53,8 @@ os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
 # The benchmark runs each recomputation itself: none on a change.
 os.environ["RECORD_CHANGED"] = ""
+# The related-work model kept between jobs is the benchmark's own.
+os.environ["RELATED_MODEL_DIR"] = tempfile.mkdtemp(prefix="map-bench-model-")
 sys.path.insert(0, str(ROOT))
 
 
@@ -142,13 +151,14 @@ def main():
     parser.add_argument("--documents", type=int, default=100_000)
     parser.add_argument("--reference-up-to", type=int, default=20_000)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--changes-only", action="store_true")
     args = parser.parse_args()
     ensure_database()
     import django
 
     django.setup()
     from catalogue.models import Document, RelatedDocument
-    from similarity import compute
+    from similarity import compute, store
     from similarity.corpus import public_entries
     from similarity.jobs import affected, recompute_candidates, recompute_related
 
@@ -167,9 +177,10 @@ def main():
         f"model of {len(model.entries)} public documents: read "
         f"{seconds['read']:.2f} s, vectorised {seconds['vectorise']:.2f} s"
     )
-    seconds["related_search"] = timed(lambda: compute.related(model))
-    print(f"related, whole record, search alone: {seconds['related_search']:.1f} s")
-    if args.documents <= args.reference_up_to:
+    if not args.changes_only:
+        seconds["related_search"] = timed(lambda: compute.related(model))
+        print(f"related, whole record, search alone: {seconds['related_search']:.1f} s")
+    if args.documents <= args.reference_up_to and not args.changes_only:
         from tests.similarity.test_related_as_before import reference_related
 
         seconds["reference_search"] = timed(lambda: reference_related(model))
@@ -177,15 +188,37 @@ def main():
             "related, whole record, every pair compared (as before): "
             f"{seconds['reference_search']:.1f} s"
         )
-    seconds["related_whole"] = timed(lambda: recompute_related())
-    print(f"related, whole record, end to end: {seconds['related_whole']:.1f} s")
+    if args.changes_only:
+        # What the whole-record job keeps: the model, as of a mark read first.
+        since = store.mark()
+        seconds["model_saved"] = timed(lambda: store.save(model, since))
+        print(f"model kept: {seconds['model_saved']:.2f} s")
+    else:
+        seconds["related_whole"] = timed(lambda: recompute_related())
+        print(f"related, whole record, end to end: {seconds['related_whole']:.1f} s")
+    print(f"model file: {store.path().stat().st_size / 1e6:.1f} MB")
     one = (
         Document.objects.filter(status="active", topic__isnull=False)
         .order_by("pk")
         .values_list("pk", flat=True)[len("map") * 1000 % max(args.documents, 1)]
     )
+    kept = store.path().read_bytes()
+
+    def without_model():
+        store.path().unlink()
+        recompute_related(documents=[one])
+
+    seconds["related_one_rebuilt"] = timed(without_model, 3)
+    print(
+        "related, one changed document, end to end, no model kept (read and "
+        f"vectorise the record): {seconds['related_one_rebuilt']:.2f} s"
+    )
+    store.path().write_bytes(kept)
     seconds["related_one"] = timed(lambda: recompute_related(documents=[one]), 3)
-    print(f"related, one changed document, end to end: {seconds['related_one']:.2f} s")
+    print(
+        "related, one changed document, end to end, model kept: "
+        f"{seconds['related_one']:.2f} s"
+    )
     seconds["related_one_search"] = timed(
         lambda: compute.related(model, affected(model, [one])), 3
     )
@@ -193,14 +226,23 @@ def main():
         "related, one changed document, search alone: "
         f"{seconds['related_one_search']:.3f} s"
     )
+    if args.changes_only:
+        return report(args, seconds)
     seconds["candidates_whole"] = timed(recompute_candidates)
     print(f"candidates, whole record: {seconds['candidates_whole']:.1f} s")
     seconds["candidates_one"] = seconds["candidates_whole"]
+    return report(args, seconds)
+
+
+def report(args, seconds):
     ratios = {
         name: round(value / seconds["scan"], 2)
         for name, value in seconds.items()
         if name not in ("scan", "read", "vectorise")
     }
+    ratios["one_change_rebuilt_over_kept"] = round(
+        seconds["related_one_rebuilt"] / seconds["related_one"], 2
+    )
     if "reference_search" in seconds:
         ratios["search_before_over_now"] = round(
             seconds["reference_search"] / seconds["related_search"], 2

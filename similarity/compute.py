@@ -1,11 +1,14 @@
 """Related work and candidate topics, computed from values: no database here.
 
 Text similarity is TF-IDF over each document's title and summary (scikit-learn's
-``TfidfVectorizer``: sublinear term frequencies, English stop words, words
-found in more than half the record dropped) compared by cosine similarity,
-with scipy's sparse matrices. It runs on CPU, gives the same answer on
-PostgreSQL and SQLite (the database only hands over the text), needs no model
-downloaded at run time, and at 100,000 short summaries fits in seconds.
+``CountVectorizer`` and ``TfidfTransformer``: sublinear term frequencies,
+English stop words, words found in more than half the record dropped)
+compared by cosine similarity, with scipy's sparse matrices. It runs on CPU,
+gives the same answer on PostgreSQL and SQLite (the database only hands over
+the text), needs no model downloaded at run time, and at 100,000 short
+summaries fits in seconds. Each document's count of each word is kept with
+the model (``assemble`` weighs them), so that a change is applied to a model
+without counting the whole record again (``similarity.store``).
 
 A document's related work is scored from what it shares with each other one:
 
@@ -28,12 +31,13 @@ most telling terms (its centroid's heaviest terms, less the record's own).
 """
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sparse_dot_topn import sp_matmul_topn
 
 # How many related documents each page lists.
@@ -119,63 +123,162 @@ class Model:
     """The record's documents as matrices, rows in ``entries`` order."""
 
     entries: list
-    vectorizer: TfidfVectorizer
+    words: np.ndarray  # the text's columns, in order
     text: sparse.csr_matrix  # TF-IDF, rows of unit length
     cites: sparse.csr_matrix  # cites[i, j]: i names j
     tags: sparse.csr_matrix  # tags[i, t]: i is tagged t
     topics: np.ndarray  # topic pk, -1 when unfiled
     row_of: dict = field(default_factory=dict)
     bounds: tuple | None = None  # see _bounds
+    # Every word of the record (``counted``'s columns) and each document's
+    # count of each: what ``assemble`` weighs, kept so that a change can be
+    # applied without reading the rest of the record again (``similarity.store``).
+    counted: np.ndarray | None = None
+    counts: sparse.csr_matrix | None = None
+
+
+def counter(vocabulary=None):
+    """What turns a text into counts of its words (English stop words left
+    out): every word found, or only those of ``vocabulary``."""
+    return CountVectorizer(
+        stop_words="english",
+        token_pattern=r"(?u)\b[^\W\d_][\w-]*[^\W_]\b",
+        dtype=np.float32,
+        vocabulary=vocabulary,
+    )
+
+
+class Entries(Sequence):
+    """A model's documents as ``Entry`` values, each made when it is asked
+    for from the model's arrays, without its text (counted already)."""
+
+    def __init__(self, pks, identifiers, topics, tags, tag_values, cites):
+        self.pks = pks  # int64, one per row
+        self.identifiers = identifiers  # a list of str
+        self.topics = topics  # -1 when unfiled
+        self.tags = tags  # rows by tag_values
+        self.tag_values = tag_values
+        self.cites = cites  # rows by rows
+
+    def __len__(self):
+        return len(self.pks)
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [self[n] for n in range(*row.indices(len(self)))]
+        row = range(len(self))[row]
+        topic = int(self.topics[row])
+        tags = self.tag_values[
+            self.tags.indices[self.tags.indptr[row] : self.tags.indptr[row + 1]]
+        ]
+        cites = self.pks[
+            self.cites.indices[self.cites.indptr[row] : self.cites.indptr[row + 1]]
+        ]
+        return Entry(
+            pk=int(self.pks[row]),
+            identifier=self.identifiers[row],
+            topic=None if topic < 0 else topic,
+            text="",
+            tags=frozenset(tags.tolist()),
+            cites=frozenset(cites.tolist()),
+        )
 
 
 def build(entries):
     """The model of ``entries``: their text vectorised, their links as matrices."""
     entries = list(entries)
-    row_of = {entry.pk: row for row, entry in enumerate(entries)}
-    count = len(entries)
-    vectorizer = TfidfVectorizer(
-        sublinear_tf=True,
-        stop_words="english",
-        max_df=0.5 if count > 20 else 1.0,
-        token_pattern=r"(?u)\b[^\W\d_][\w-]*[^\W_]\b",
-        dtype=np.float32,
-    )
+    found = counter()
     try:
-        text = vectorizer.fit_transform(entry.text for entry in entries)
+        counts = found.fit_transform(entry.text for entry in entries).tocsr()
+        counted = found.get_feature_names_out()
     except ValueError:  # no words at all: an empty record, or stop words only
-        text = sparse.csr_matrix((count, 0), dtype=np.float32)
-    cites = _links(
-        ((row, row_of[pk]) for row, e in enumerate(entries) for pk in e.cites),
-        count,
-        count,
-        exclude_diagonal=True,
-    )
-    tag_ids = {}
-    tag_pairs = [
-        (row, tag_ids.setdefault(tag, len(tag_ids)))
+        counts = sparse.csr_matrix((len(entries), 0), dtype=np.float32)
+        counted = np.array([], dtype=str)
+    row_of = {entry.pk: row for row, entry in enumerate(entries)}
+    cites = [
+        (row, row_of[pk])
         for row, entry in enumerate(entries)
-        for tag in entry.tags
+        for pk in entry.cites
+        if pk in row_of
     ]
-    tags = _links(tag_pairs, count, len(tag_ids))
-    topics = np.array(
-        [-1 if entry.topic is None else entry.topic for entry in entries],
-        dtype=np.int64,
+    tags = [(row, tag) for row, entry in enumerate(entries) for tag in entry.tags]
+    return assemble(
+        pks=np.array([entry.pk for entry in entries], dtype=np.int64),
+        identifiers=[entry.identifier for entry in entries],
+        topics=np.array(
+            [-1 if entry.topic is None else entry.topic for entry in entries],
+            dtype=np.int64,
+        ),
+        tags=tags,
+        cites=cites,
+        counts=counts,
+        counted=counted,
+    )
+
+
+def assemble(*, pks, identifiers, topics, tags, cites, counts, counted):
+    """The model of the documents ``pks`` (in this order, with ``identifiers``
+    and ``topics``, -1 when unfiled), tagged as ``tags`` says ((row, tag)
+    pairs), naming each other as ``cites`` says ((row, row) pairs), whose words
+    ``counts`` holds: a row per document, a column per word of ``counted``, in
+    alphabetical order. The text is TF-IDF of the words found in at least one
+    and at most half of them (all of them, in a record of 20 or fewer), with
+    sublinear term frequencies, as scikit-learn's ``TfidfVectorizer`` weighs
+    them."""
+    count = len(pks)
+    counts = counts.tocsr()
+    counts.sort_indices()
+    found_in = np.bincount(counts.indices, minlength=counts.shape[1])
+    most = 0.5 * count if count > 20 else count
+    kept = np.flatnonzero((found_in >= 1) & (found_in <= most))
+    if len(kept):
+        text = TfidfTransformer(sublinear_tf=True).fit_transform(counts[:, kept])
+    else:
+        text = sparse.csr_matrix((count, 0), dtype=np.float32)
+    cites = _links(cites, count, count, exclude_diagonal=True)
+    tag_rows, tag_values = _pairs(tags, object)
+    tag_values, tag_columns = (
+        np.unique(tag_values, return_inverse=True) if len(tags) else ([], [])
+    )
+    tags = _links(
+        (np.asarray(tag_rows, dtype=np.int64), np.asarray(tag_columns, dtype=np.int64)),
+        count,
+        len(tag_values),
     )
     text = text.tocsr()
     # Each pair's similarity is summed in the terms' order, whoever sums it.
     text.sort_indices()
-    return Model(entries, vectorizer, text, cites, tags, topics, row_of)
+    entries = Entries(pks, identifiers, topics, tags, np.asarray(tag_values), cites)
+    return Model(
+        entries,
+        counted[kept],
+        text,
+        cites,
+        tags,
+        topics,
+        dict(zip(pks.tolist(), range(count), strict=True)),
+        counted=counted,
+        counts=counts,
+    )
+
+
+def _pairs(pairs, dtype=np.int64):
+    """(rows, columns) of ``pairs``: a list of pairs, or two arrays already."""
+    if isinstance(pairs, tuple):
+        return pairs
+    rows = np.array([pair[0] for pair in pairs], dtype=np.int64)
+    columns = np.array([pair[1] for pair in pairs], dtype=dtype)
+    return rows, columns
 
 
 def _links(pairs, rows, columns, exclude_diagonal=False):
-    pairs = [
-        (i, j)
-        for i, j in pairs
-        if i is not None and j is not None and not (exclude_diagonal and i == j)
-    ]
-    data = np.ones(len(pairs), dtype=np.float32)
-    i = [pair[0] for pair in pairs]
-    j = [pair[1] for pair in pairs]
+    """A matrix of ones at ``pairs`` ((row, column) pairs, or two arrays)."""
+    i, j = _pairs(pairs)
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    if exclude_diagonal:
+        i, j = i[i != j], j[i != j]
+    data = np.ones(len(i), dtype=np.float32)
     matrix = sparse.csr_matrix((data, (i, j)), shape=(rows, columns))
     matrix.data[:] = 1  # a name twice is one reference
     return matrix
@@ -445,7 +548,7 @@ def candidates(model, progress=None):
     # A group's name is the terms it holds more of than the record's mean;
     # an empty record has no mean, and no groups to name.
     mean = np.asarray(model.text.mean(axis=0)).ravel() if len(model.entries) else None
-    terms = model.vectorizer.get_feature_names_out() if model.text.shape[1] else []
+    terms = model.words
     for rows in groups:
         centroid = np.asarray(model.text[rows].mean(axis=0)).ravel()
         telling = np.argsort(-(centroid - mean))[:NAME_TERMS]

@@ -1,9 +1,11 @@
 """Related work and candidate topics, recomputed as background jobs
 (``jobs.runner``), and the hook that starts the first when documents change.
 
-Each job reads the whole public record (``corpus``), computes
-(``compute``) and stores what it found through ``actions.related``, which
-expires the pages whose related work changed.
+A whole-record job reads the whole public record (``corpus``), computes
+(``compute``), keeps the model for the next change (``store``) and stores
+what it found through ``actions.related``, which expires the pages whose
+related work changed; a change's job reads only what changed into the model
+kept (``store.updated``), or the whole record when none can be used.
 """
 
 import logging
@@ -13,7 +15,7 @@ from django.conf import settings
 from actions.related import store_candidates, store_related
 from catalogue.models import CandidateTopic, RelatedDocument
 from jobs import runner
-from similarity import compute
+from similarity import compute, store
 from similarity.corpus import public_entries
 
 logger = logging.getLogger(__name__)
@@ -101,8 +103,10 @@ def affected(model, pks):
 def recompute_related(*, documents=None):
     """Recompute and store the related work of ``documents`` (pks) and of the
     documents ``affected`` by them; of every document when None."""
-    entries = public_entries()
-    model = compute.build(entries)
+    model = None if documents is None else store.updated(documents)
+    if model is None:
+        since = store.mark()
+        model = store.rebuilt(public_entries(), since)
     targets = None if documents is None else affected(model, documents)
     found = compute.related(model, targets)
     if targets is not None:
