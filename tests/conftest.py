@@ -160,6 +160,14 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def related_model_dir(settings, tmp_path):
+    """Each test keeps its related-work model in a directory of its own, never
+    in the checkout's, which the tests running beside it share."""
+    settings.RELATED_MODEL_DIR = tmp_path / "related-model"
+    return settings.RELATED_MODEL_DIR
+
+
 @pytest.fixture
 def known_venues(transactional_db):
     """The known venues (OSDI, IEEE TAC…) of their data migration, made
