@@ -36,17 +36,7 @@ def public_entries():
         target = by_key.get((prefix, number))
         if target is not None and target != pk:
             cites.setdefault(pk, set()).add(target)
-    return [
-        Entry(
-            pk=pk,
-            identifier=permanent_form(prefix, number),
-            topic=topic,
-            text=f"{title}\n{summary}",
-            tags=frozenset(tags.get(pk, ())),
-            cites=frozenset(cites.get(pk, ())),
-        )
-        for pk, prefix, number, topic, title, summary in rows
-    ]
+    return _entries(rows, tags, cites)
 
 
 def changed_entries(pks, known):
@@ -75,6 +65,12 @@ def changed_entries(pks, known):
         target = known.get(permanent_form(prefix, number))
         if target is not None and target != pk:
             cites.setdefault(pk, set()).add(target)
+    return _entries(rows, tags, cites)
+
+
+def _entries(rows, tags, cites):
+    """``rows`` (pk, prefix, number, topic, title, summary) as ``Entry``
+    objects with their ``tags`` and ``cites`` ({pk: set})."""
     return [
         Entry(
             pk=pk,

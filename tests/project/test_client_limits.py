@@ -4,12 +4,15 @@ lockout) counts a client by one spelling of its address: an IPv6 client by
 its /64, an IPv4-mapped address as its IPv4 address, case aside."""
 
 import ast
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.test import RequestFactory
 from django.urls import reverse
 from django.utils.module_loading import import_string
+from django_ratelimit import core as ratelimit_core
 
 from anthology import edge, limits
 from api import middleware as api_middleware
@@ -106,9 +109,13 @@ def test_no_code_but_the_edge_reads_who_the_client_is():
 
 
 @pytest.fixture
-def rates(settings):
+def rates(settings, monkeypatch):
     settings.READER_SEARCH_RATE = "3/minute"
     settings.READER_PAGE_RATE = "4/minute"
+    # The limiter's clock stands still: its windows are whole minutes, and one
+    # ending between a test's requests would start the count again.
+    now = int(time.time())
+    monkeypatch.setattr(ratelimit_core, "time", SimpleNamespace(time=lambda: now))
     return settings
 
 
