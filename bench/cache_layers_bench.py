@@ -32,13 +32,9 @@ time without it (lower is better).
 """
 
 import argparse
-import gzip
-import http.client
 import json
 import os
 import platform
-import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -56,9 +52,7 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_layers"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 PREFIX = f"anthology-bench-layers-{uuid.uuid4().hex[:8]}"
 WORK = Path(tempfile.mkdtemp(prefix="anthology-bench-layers-"))
-VARNISHD = shutil.which("varnishd") or "/usr/sbin/varnishd"
-NGINX_BIN = shutil.which("nginx") or "/usr/sbin/nginx"
-BROWSER = "gzip, deflate, br"
+VCL = ROOT / "deploy" / "varnish" / "anthology.vcl"
 EARNS = 1.3
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_LAYERS_DATABASE_URL", DEFAULT_URL)
@@ -82,12 +76,24 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 import actions.documents  # noqa: E402
+from bench.pg_database import ensure_database, fill_sample  # noqa: E402
+from bench.serving import (  # noqa: E402
+    BROWSER,
+    VARNISHD,
+    get,
+    require,
+    shows,
+    start_gunicorn,
+    start_nginx,
+    start_varnish,
+    stop,
+    wrk,
+)
 from catalogue.models import PUBLIC_STATUSES, Document, Topic  # noqa: E402
 from pagecache import frontends, generations, outbox  # noqa: E402
 
@@ -98,151 +104,16 @@ CONFIGURATIONS = {
 }
 
 
-def ensure_database():
-    import psycopg
-
-    name = connection.settings_dict["NAME"]
-    with psycopg.connect(
-        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
-    ) as conn:
-        if not conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone():
-            conn.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8'")
-
-
-def fill(documents):
-    with override_settings(PAGE_CACHE_FRONTENDS={}):
-        call_command("migrate", verbosity=0)
-        have = Document.objects.count()
-        if have < documents:
-            call_command("generate_sample", documents=documents - have)
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-    return Document.objects.count()
-
-
-def wait_for(port, path="/health/"):
-    for _ in range(600):
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("GET", path)
-            conn.getresponse().read()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"nothing answers on port {port}")
-
-
-def start_site(overrides):
-    env = {**os.environ, **overrides}
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "anthology.wsgi",
-            *("--bind", f"127.0.0.1:{SITE}", "--workers", "2"),
-        ],
-        cwd=ROOT,
-        env=env,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for(SITE)
-    return process
-
-
-def start_varnish():
-    (WORK / "backend.vcl").write_text(
-        f'backend default {{ .host = "127.0.0.1"; .port = "{SITE}"; '
-        ".first_byte_timeout = 60s; }\n"
-    )
-    name = WORK / f"v{uuid.uuid4().hex[:6]}"
-    process = subprocess.Popen(
-        [
-            *(VARNISHD, "-F", "-a", f"127.0.0.1:{FRONT}", "-n", str(name)),
-            *("-f", str(ROOT / "deploy" / "varnish" / "anthology.vcl")),
-            *("-p", f"vcl_path={WORK}:{ROOT / 'deploy' / 'varnish'}"),
-            *("-s", "malloc,512m", "-T", "none", "-j", "none"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for(FRONT)
-    return process
-
-
-def start_nginx(plain, zipped):
-    if not Path(NGINX_BIN).exists():
-        return None
-    root = WORK / "nginx"
-    root.mkdir(exist_ok=True)
-    for folder in WORK, root:
-        folder.chmod(0o755)
-    (root / "page.html").write_bytes(plain)
-    (root / "page.html.gz").write_bytes(zipped)
-    config = WORK / "nginx.conf"
-    config.write_text(
-        f"""daemon off; worker_processes 2; pid {WORK}/nginx.pid;
-error_log {WORK}/nginx-error.log;
-events {{ worker_connections 1024; }}
-http {{ access_log off; sendfile on; keepalive_requests 100000;
-  types {{ text/html html; }} gzip_static on; gzip_vary on;
-  server {{ listen 127.0.0.1:{NGINX}; root {root}; }} }}
-"""
-    )
-    process = subprocess.Popen(
-        [NGINX_BIN, "-c", str(config), "-e", str(WORK / "e.log")]
-    )
-    wait_for(NGINX, "/page.html")
-    return process
-
-
-def stop(*processes):
-    for process in processes:
-        if process is not None:
-            process.terminate()
-    for process in processes:
-        if process is not None:
-            process.wait(timeout=30)
-
-
-def get(port, path, accept_encoding=BROWSER):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("GET", path, headers={"Accept-Encoding": accept_encoding})
-    response = conn.getresponse()
-    return response.read()
-
-
-def shows(port, path, text):
-    body = get(port, path)
-    return text.encode() in (gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)
-
-
-def wrk(port, path, seconds):
-    output = subprocess.run(
-        [
-            *("wrk", "-t2", "-c16", f"-d{seconds}s"),
-            *("-H", f"Accept-Encoding: {BROWSER}"),
-            f"http://127.0.0.1:{port}{path}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    if "Non-2xx" in output:
-        raise SystemExit(f"port {port} answered {path} with errors:\n{output}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
-
-
 def rates(pages, seconds, rounds):
     """Requests/s of each page, alone and through Varnish: the targets take
     turns, round after round, and the medians are kept."""
     targets = [(port, path) for path in pages.values() for port in (SITE, FRONT)]
     for port, path in targets:
-        get(port, path), get(port, path)  # Kept where they are kept.
+        get(port, path, BROWSER), get(port, path, BROWSER)  # Kept where kept.
     measured = {target: [] for target in targets}
     for _ in range(rounds):
         for port, path in targets:
-            measured[(port, path)].append(wrk(port, path, seconds))
+            measured[(port, path)].append(wrk(port, path, seconds, BROWSER))
     return {
         (kind, "varnish" if port == FRONT else "alone"): statistics.median(
             measured[(port, path)]
@@ -255,7 +126,7 @@ def rates(pages, seconds, rounds):
 def fresh_after(document, user, n, pages):
     """Seconds from a revision's commit to each page showing it through Varnish."""
     for path in pages.values():
-        get(FRONT, path), get(FRONT, path)
+        get(FRONT, path, BROWSER), get(FRONT, path, BROWSER)
     title = f"[Sample] Revised for the layers benchmark {n} {uuid.uuid4().hex[:6]}"
     actions.documents.edit_document(
         document=document, user=user, changes={"title": title}, note="bench"
@@ -321,11 +192,9 @@ def main():
     parser.add_argument("--publications", type=int, default=10)
     parser.add_argument("--json", help="write the ratios to this file instead")
     args = parser.parse_args()
-    for tool in ["wrk", VARNISHD]:
-        if not shutil.which(tool) and not Path(tool).exists():
-            raise SystemExit(f"{tool} is missing: apt-get install wrk varnish")
+    require("wrk", VARNISHD)
     ensure_database()
-    total = fill(args.documents)
+    total = fill_sample(args.documents)
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
         cwd=ROOT,
@@ -350,17 +219,18 @@ def main():
 
     measured, nginx_rate, fresh = {}, None, {}
     for name, overrides in CONFIGURATIONS.items():
-        site = start_site(overrides)
-        front = start_varnish()
+        site = start_gunicorn(SITE, overrides=overrides)
+        front = start_varnish(FRONT, VCL, site=SITE, work=WORK)
         try:
             measured[name] = rates(pages, args.seconds, args.rounds)
             if name == "every layer":
-                plain, zipped = get(SITE, pages["topic"], ""), get(SITE, pages["topic"])
-                nginx = start_nginx(plain, zipped)
+                plain, _ = get(SITE, pages["topic"])
+                zipped, _ = get(SITE, pages["topic"], BROWSER)
+                nginx = start_nginx(NGINX, WORK, plain, zipped)
                 if nginx is not None:
                     try:
                         nginx_rate = statistics.median(
-                            wrk(NGINX, "/page.html", args.seconds)
+                            wrk(NGINX, "/page.html", args.seconds, BROWSER)
                             for _ in range(args.rounds)
                         )
                     finally:

@@ -32,13 +32,10 @@ per page view, and the share of untouched pages missed.
 """
 
 import argparse
-import gzip
 import http.client
 import json
 import os
 import platform
-import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -57,10 +54,6 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_bench_edge"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 PREFIX = f"anthology-bench-edge-{uuid.uuid4().hex[:8]}"
 WORK = Path(tempfile.mkdtemp(prefix="anthology-bench-edge-"))
-VARNISHD = shutil.which("varnishd") or "/usr/sbin/varnishd"
-NGINX_BIN = shutil.which("nginx") or "/usr/sbin/nginx"
-# What a browser says it takes; wrk and http.client say nothing.
-BROWSER = "gzip, deflate, br"
 
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_EDGE_DATABASE_URL", DEFAULT_URL)
 os.environ["DJANGO_SETTINGS_MODULE"] = "anthology.settings"
@@ -79,58 +72,27 @@ import django  # noqa: E402
 django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Count, Q  # noqa: E402
-from django.test import override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 import actions.documents  # noqa: E402
+from bench.pg_database import ensure_database, fill_sample  # noqa: E402
+from bench.serving import (  # noqa: E402
+    BROWSER,
+    VARNISHD,
+    get,
+    require,
+    shows,
+    start_gunicorn,
+    start_nginx,
+    start_varnish,
+    stop,
+    wrk,
+)
 from catalogue.models import PUBLIC_STATUSES, Document, Topic  # noqa: E402
 from pagecache import frontends  # noqa: E402
 from public.views import ROWS_PER_PAGE  # noqa: E402
-
-
-def ensure_database():
-    import psycopg
-
-    name = connection.settings_dict["NAME"]
-    with psycopg.connect(
-        "host=127.0.0.1 user=postgres dbname=postgres", autocommit=True
-    ) as conn:
-        found = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not found:
-            conn.execute(
-                f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0"
-            )
-
-
-def fill(documents):
-    # Nothing is in front yet: the sample's expiry purges nothing.
-    with override_settings(PAGE_CACHE_FRONTENDS={}):
-        call_command("migrate", verbosity=0)
-        have = Document.objects.count()
-        if have < documents:
-            call_command("generate_sample", documents=documents - have)
-    # The planner's statistics and the visibility map of a freshly filled
-    # record, as autovacuum would leave them.
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-    return Document.objects.count()
-
-
-def wait_for(port, path="/"):
-    for _ in range(300):
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("GET", path)
-            conn.getresponse().read()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"nothing answers on port {port}")
 
 
 def start_site(access_log):
@@ -139,107 +101,22 @@ def start_site(access_log):
         cwd=ROOT,
         check=True,
     )
-    return subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "anthology.wsgi",
-            *("--bind", f"127.0.0.1:{SITE}", "--workers", "2"),
-            *("--access-logfile", str(access_log)),
-        ],
-        cwd=ROOT,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def start_varnish(port, vcl, name):
-    return subprocess.Popen(
-        [
-            *(VARNISHD, "-F", "-a", f"127.0.0.1:{port}", "-n", str(WORK / name)),
-            *("-f", str(vcl)),
-            *("-p", f"vcl_path={WORK}:{ROOT / 'deploy' / 'varnish'}"),
-            *("-s", "malloc,512m", "-T", "none", "-j", "none"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    return start_gunicorn(SITE, access_log=access_log)
 
 
 def start_fronts():
     """varnishd with the site's VCL, and a stock one keeping every page for
     an hour, both in front of the site."""
-    (WORK / "backend.vcl").write_text(
-        f'backend default {{ .host = "127.0.0.1"; .port = "{SITE}"; '
-        ".first_byte_timeout = 60s; }\n"
-    )
     stock = WORK / "stock.vcl"
     stock.write_text(
         'vcl 4.1;\ninclude "backend.vcl";\n'
         "sub vcl_backend_response { set beresp.ttl = 1h; }\n"
     )
+    vcl = ROOT / "deploy" / "varnish" / "anthology.vcl"
     return [
-        start_varnish(FRONT, ROOT / "deploy" / "varnish" / "anthology.vcl", "v"),
-        start_varnish(STOCK, stock, "stock"),
+        start_varnish(FRONT, vcl, site=SITE, work=WORK),
+        start_varnish(STOCK, stock, site=SITE, work=WORK),
     ]
-
-
-def start_nginx(plain, zipped):
-    """nginx serving ``plain`` as a file, and ``zipped`` (its gzip, as the
-    site sent it) to clients that take gzip; None without nginx."""
-    if not Path(NGINX_BIN).exists():
-        return None
-    root = WORK / "nginx"
-    root.mkdir()
-    # nginx's workers run as another user than its master.
-    for folder in WORK, root:
-        folder.chmod(0o755)
-    (root / "page.html").write_bytes(plain)
-    (root / "page.html.gz").write_bytes(zipped)
-    config = WORK / "nginx.conf"
-    config.write_text(
-        f"""daemon off; worker_processes 2; pid {WORK}/nginx.pid;
-error_log {WORK}/nginx-error.log;
-events {{ worker_connections 1024; }}
-http {{ access_log off; sendfile on; keepalive_requests 100000;
-  types {{ text/html html; }} gzip_static on; gzip_vary on;
-  server {{ listen 127.0.0.1:{NGINX}; root {root}; }} }}
-"""
-    )
-    return subprocess.Popen([NGINX_BIN, "-c", str(config), "-e", str(WORK / "e.log")])
-
-
-def get(port, path, accept_encoding=None):
-    """The body (as sent) and the X-Cache header of ``path`` on ``port``."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else {}
-    conn.request("GET", path, headers=headers)
-    response = conn.getresponse()
-    return response.read(), response.getheader("X-Cache")
-
-
-def shows(port, path, text):
-    """Whether the page at ``path`` (read as a browser reads it) shows ``text``."""
-    body, _ = get(port, path, BROWSER)
-    return text.encode() in (gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)
-
-
-def wrk(port, path, seconds, accept_encoding=None):
-    headers = ["-H", f"Accept-Encoding: {accept_encoding}"] if accept_encoding else []
-    output = subprocess.run(
-        [
-            "wrk",
-            "-t2",
-            "-c16",
-            f"-d{seconds}s",
-            *headers,
-            f"http://127.0.0.1:{port}{path}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    if "Non-2xx" in output:
-        raise SystemExit(f"port {port} answered {path} with errors:\n{output}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
 
 
 def throughput(targets, seconds, rounds):
@@ -364,11 +241,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="write the ratios to this file instead")
     args = parser.parse_args()
-    for tool in ["wrk", VARNISHD]:
-        if not shutil.which(tool) and not Path(tool).exists():
-            raise SystemExit(f"{tool} is missing: apt-get install wrk varnish")
+    require("wrk", VARNISHD)
     ensure_database()
-    total = fill(args.documents)
+    total = fill_sample(args.documents)
     user = get_user_model().objects.filter(is_superuser=True).first()
     if user is None:
         user = get_user_model().objects.create_superuser("bench-edge", "", None)
@@ -381,8 +256,6 @@ def main():
     access_log = WORK / "access.log"
     processes = [start_site(access_log), *start_fronts()]
     try:
-        for port in SITE, FRONT, STOCK:
-            wait_for(port, "/health/")
         path = biggest.get_absolute_url()
         for port in FRONT, STOCK:
             for accept_encoding in None, BROWSER:
@@ -390,15 +263,9 @@ def main():
         plain, _ = get(FRONT, path)
         zipped, _ = get(FRONT, path, BROWSER)
         servers = [("ours", FRONT, path), ("stock", STOCK, path)]
-        nginx = start_nginx(plain, zipped)
+        nginx = start_nginx(NGINX, WORK, plain, zipped)
         if nginx is not None:
             processes.append(nginx)
-            wait_for(NGINX, "/page.html")
-            if (get(NGINX, "/page.html")[0], get(NGINX, "/page.html", BROWSER)[0]) != (
-                plain,
-                zipped,
-            ):
-                raise SystemExit("nginx does not serve the page's bytes")
             servers.append(("nginx", NGINX, "/page.html"))
         targets = [
             (name, port, target_path, accept_encoding)
@@ -418,10 +285,7 @@ def main():
         published = publications(args.publications, touched, user)
         ratio = hit_ratio(untouched_paths)
     finally:
-        for process in reversed(processes):
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=30)
+        stop(*reversed(processes))
     report(
         total=total,
         biggest=biggest,

@@ -16,3 +16,24 @@ def ensure_database():
         ).fetchone()
         if not exists:
             conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")
+
+
+def fill_sample(documents):
+    """Migrate, add sample documents until the record holds ``documents``,
+    and leave the planner's statistics and the visibility map as autovacuum
+    would; the number of documents held."""
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import override_settings
+
+    from catalogue.models import Document
+
+    # Nothing is in front yet: the sample's expiry purges nothing.
+    with override_settings(PAGE_CACHE_FRONTENDS={}):
+        call_command("migrate", verbosity=0)
+        have = Document.objects.count()
+        if have < documents:
+            call_command("generate_sample", documents=documents - have)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    return Document.objects.count()
