@@ -35,6 +35,7 @@ from catalogue.models import (
     DecisionRelation,
     Document,
     DocumentNotice,
+    ListedCount,
     Person,
     Preface,
     Registry,
@@ -286,7 +287,8 @@ class FiledListView(DocumentListView):
         return Document.objects.public().in_topic(self.topic)
 
     def get_context_data(self, **kwargs):
-        counts = Document.objects.public().registry_counts(topic=self.topic)
+        # Kept with the stored rows: a few numbers, not a count of the record.
+        counts = ListedCount.objects.registry_counts(topic=self.topic)
         self.listed_count = sum(count.listed for count in counts)
         return super().get_context_data(
             counts=counts, listed=self.listed_count, **kwargs
