@@ -175,8 +175,8 @@ bench-search: $(VENV)/.installed-dev
 		$(if $(BENCH_SEARCH_TEMPLATE),--template $(BENCH_SEARCH_TEMPLATE))
 
 ## bench-topic: the 1,000-row topic page uncached: worker CPU and database time a
-## page, with and without fragments, and requests a second through gunicorn, as
-## ratios to baselines of the same run (bench/results/topic-page.md)
+## page, and requests a second through gunicorn, as ratios to baselines of the
+## same run (bench/results/topic-page.md)
 bench-topic: $(VENV)/.installed-dev
 	$(BIN)/python bench/topic_page_bench.py --documents $(BENCH_DOCUMENTS) \
 		$(if $(BENCH_JSON),--json $(BENCH_JSON))

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from taggit.models import Tag
 
-from actions import pages
+from actions import pages, rows
 from actions.steps import audited, require
 from catalogue.models import CandidateTopic, Document, Revision, Topic
 
@@ -52,6 +52,9 @@ def delete(*, objs, user, via=""):
             require(user, _permission(obj, "delete"), _doing(obj, "delete"), via=via)
             _restamp(obj)
             obj.delete()
+        if any(isinstance(obj, Topic) for obj in objs):
+            # Its documents are unfiled now, and their rows with them.
+            rows.recount()
         pages.everything_changed()
 
 

@@ -19,19 +19,34 @@ every change it is told of; the bulk writers call ``documents_changed`` for
 what they wrote. The work grows with the rows a change shows in, never with
 the record.
 
+A row says where its document is listed (registry and topic), and
+``ListedCount`` keeps how many rows each registry has under each topic: the
+count line of a page. Every write of rows adds what it writes and takes off
+what it drops, in the same transaction, so the counts follow the public
+documents through every change that publishes, moves or retires one, an
+import's bulk writes and a restore.
+
 The public site builds the rows (``ROWS_BUILDER``: the dotted path of a
 function taking document pks and returning ``(form, {pk: (html, names,
-title)})``,
+title, (registry_id, topic_id))})``,
 ``public.rows.built_rows``), reached through a setting as the page map is:
 the layer that writes the record imports no view.
 """
 
+from collections import Counter
+
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Count, F, Q
 from django.utils.module_loading import import_string
 
-from catalogue.models import DecisionRelation, Document, DocumentRow, RowName
+from catalogue.models import (
+    DecisionRelation,
+    Document,
+    DocumentRow,
+    ListedCount,
+    RowName,
+)
 
 # Rows built and written at a time: one query's parameters stay well under
 # SQLite's limit, and an import of 100,000 documents holds a batch's HTML
@@ -82,8 +97,27 @@ def rebuild():
         _one_builder_at_a_time()
         RowName.objects.all().delete()
         DocumentRow.objects.all().delete()
+        ListedCount.objects.all().delete()
         pks = Document.objects.public().order_by("pk").values_list("pk", flat=True)
         _build(list(pks), fresh=True)
+
+
+def recount():
+    """Count again the rows each registry has under each topic: after a
+    topic's deletion moves its documents (and their rows) to the unfiled."""
+    with transaction.atomic():
+        _one_builder_at_a_time()
+        ListedCount.objects.all().delete()
+        _count(
+            Counter(
+                {
+                    (registry, topic): n
+                    for registry, topic, n in DocumentRow.objects.order_by()
+                    .values_list("registry_id", "topic_id")
+                    .annotate(n=Count("*"))
+                }
+            )
+        )
 
 
 def _naming(keys):
@@ -111,17 +145,45 @@ def _build(pks, *, fresh=False):
     with transaction.atomic():
         for batch in _batches(sorted(pks)):
             form, built = builder(batch)
+            listed = Counter(listing for *_, listing in built.values())
             if not fresh:
+                listed.subtract(
+                    DocumentRow.objects.filter(document__in=batch).values_list(
+                        "registry_id", "topic_id"
+                    )
+                )
                 RowName.objects.filter(document__in=batch).delete()
                 DocumentRow.objects.filter(document__in=batch).delete()
             DocumentRow.objects.bulk_create(
-                DocumentRow(document_id=pk, html=html, title=title, form=form)
-                for pk, (html, _, title) in built.items()
+                DocumentRow(
+                    document_id=pk,
+                    html=html,
+                    title=title,
+                    form=form,
+                    registry_id=registry,
+                    topic_id=topic,
+                )
+                for pk, (html, _, title, (registry, topic)) in built.items()
             )
             RowName.objects.bulk_create(
                 RowName(document_id=pk, prefix=prefix, number=number)
-                for pk, (_, names, _) in built.items()
+                for pk, (_, names, _, _) in built.items()
                 for prefix, number in names
+            )
+            _count(listed)
+
+
+def _count(listed):
+    """Add ``listed`` (``{(registry_id, topic_id): n}``, n negative for rows
+    dropped) to the stored counts: one query for each listing whose count
+    moves, none for a row built again where it was."""
+    for (registry, topic), n in listed.items():
+        if not n:
+            continue
+        counts = ListedCount.objects.filter(registry=registry, topic=topic)
+        if not counts.update(documents=F("documents") + n):
+            ListedCount.objects.create(
+                registry_id=registry, topic_id=topic, documents=n
             )
 
 

@@ -194,7 +194,7 @@ VARIABLES: list[Variable] = [
         "URL",
         "",
         "The shared cache, e.g. `redis://127.0.0.1:6379/0`: the cached pages "
-        "and their generations, fragments, uploads waiting for their jobs, "
+        "and their generations, uploads waiting for their jobs, "
         "rate-limit counts. Empty, each process caches in its own memory, "
         "which is only safe with a single process.",
         CACHE,
@@ -220,16 +220,8 @@ VARIABLES: list[Variable] = [
         "PAGE_CACHE_SECONDS",
         "seconds",
         "86400",
-        "How long an unread cached page (or fragment) is kept; a change to "
-        "what it shows expires it at once, whatever this says.",
-        CACHE,
-    ),
-    Variable(
-        "PAGE_CACHE_LOCAL_BYTES",
-        "bytes",
-        "33554432",
-        "How many characters of the fragments it used last each process keeps "
-        "copies of (`0` for none).",
+        "How long an unread cached page is kept; a change to what it shows "
+        "expires it at once, whatever this says.",
         CACHE,
     ),
     Variable(

@@ -283,9 +283,6 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 PAGE_CACHE = env.read("PAGE_CACHE", default=bool(REDIS_URL))
 PAGE_CACHE_SECONDS = env.read("PAGE_CACHE_SECONDS")
-# Each process keeps copies of the fragments it used last, up to this many
-# characters (pages are read from the shared cache alone).
-PAGE_CACHE_LOCAL_BYTES = env.read("PAGE_CACHE_LOCAL_BYTES")
 # Which pages are cached, and what each shows: the site's map, not the cache's.
 PAGE_CACHE_SCOPES = "public.scopes.page_scopes"
 # The query parameters each cached page reads; others are redirected away.

@@ -18,14 +18,10 @@ busiest topic's page (its first 1,000 rows):
 - the database's time per page: planning and execution of each of the page's
   queries as ``EXPLAIN ANALYZE`` reports them, against the same for the one
   query reading the rows' stored HTML;
-- the worker's CPU per page with the fragment layer off (every fragment
-  built each time, as without ``pagecache.fragments``) over with it: what
-  the fragments buy on their own figure;
 - through gunicorn (2 sync workers; ``search_render_bench.topic_figures``),
   requests a second against a static file of the same bytes.
 
-Ratios are ours over the baseline's (lower is better) but for the fragments'
-(without over with: what the layer buys). The issue's targets are printed
+Ratios are ours over the baseline's (lower is better). The issue's targets are printed
 beside the absolute figures: at most 25 ms of CPU and 10 ms of database time
 a page, at least 40 requests a second.
 """
@@ -62,7 +58,6 @@ def in_process(path, requests):
     from django.test.utils import CaptureQueriesContext
 
     import anthology.wsgi  # noqa: F401  (the URLconf loaded, gc.freeze, as gunicorn)
-    from pagecache import fragments
 
     client = Client(**LIVE)
     page = client.get(path)
@@ -79,13 +74,7 @@ def in_process(path, requests):
             assert response.content == body
         return statistics.mean(spent) * 1000
 
-    with_fragments = cpu_per_page()
-    keeping = fragments.many
-    fragments.many = lambda keys, build: build(list(keys))
-    try:
-        without_fragments = cpu_per_page()
-    finally:
-        fragments.many = keeping
+    cpu_ms = cpu_per_page()
 
     with CaptureQueriesContext(connection) as captured:
         client.get(path)
@@ -130,8 +119,7 @@ def in_process(path, requests):
         "bytes": len(body),
         "rows": body.count(b'<td class="label">'),
         "queries": len(queries),
-        "cpu_ms": with_fragments,
-        "cpu_without_fragments_ms": without_fragments,
+        "cpu_ms": cpu_ms,
         "essential_cpu_ms": statistics.mean(spent) * 1000,
         "db_ms": statistics.median(db_page),
         "db_rows_ms": statistics.median(db_rows),
@@ -189,13 +177,6 @@ def main():
             figures["db_rows_ms"],
             figures["db_ms"] / figures["db_rows_ms"],
             "≤ 10 ms",
-        ),
-        (
-            "worker CPU a page without fragments over with them (ms)",
-            figures["cpu_without_fragments_ms"],
-            figures["cpu_ms"],
-            figures["cpu_without_fragments_ms"] / figures["cpu_ms"],
-            "≥ 1.3× to keep them",
         ),
         (
             "live render, gunicorn 2 workers (req/s), against a static file",

@@ -110,6 +110,8 @@ NOT_BACKED_UP = {
     "tables, as HTML, built from the record: a restore builds them again",
     "catalogue.RowName": "the names in each stored row, kept with it: a "
     "restore finds them again",
+    "catalogue.ListedCount": "how many stored rows each registry has under "
+    "each topic, kept with them: a restore counts them again",
     "catalogue.PreviewLink": "links to unpublished text handed to people "
     "without accounts: a restore ends them, as it ends sign-ins",
 }

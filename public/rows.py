@@ -179,7 +179,8 @@ def stored_rows(values):
     missing = [row.pk for row in rows if row.pk not in stored]
     if missing:
         stored |= {
-            pk: (html, title) for pk, (html, _, title) in built_rows(missing)[1].items()
+            pk: (html, title)
+            for pk, (html, _, title, _) in built_rows(missing)[1].items()
         }
     for row in rows:
         row.html, row.title = stored[row.pk]
@@ -201,24 +202,27 @@ ROW_FORMAT = 2
 
 
 def built_rows(pks):
-    """``(form, {pk: (html, names, title)})`` for the public documents among
-    ``pks``: each row's HTML without its topic cell, the ``(prefix, number)``
-    of every other entry its summary cell names, which it shows as they
-    stand now, and its title. Three queries at most, for any number of
+    """``(form, {pk: (html, names, title, listing)})`` for the public
+    documents among ``pks``: each row's HTML without its topic cell, the
+    ``(prefix, number)`` of every other entry its summary cell names, which
+    it shows as they stand now, its title, and where it is listed (its
+    registry's and topic's pks). Three queries at most, for any number of
     rows."""
-    rows = {
-        pk: TableRow(*values)
-        for pk, *values in Document.objects.public()
+    rows, listings = {}, {}
+    for pk, registry_id, topic_id, *values in (
+        Document.objects.public()
         .filter(pk__in=list(pks))
-        .values_list("pk", *TableRow.FIELDS)
-    }
+        .values_list("pk", "registry_id", "topic_id", *TableRow.FIELDS)
+    ):
+        rows[pk] = TableRow(*values)
+        listings[pk] = (registry_id, topic_id)
     targets = resolve([row.summary_with_citation for row in rows.values()])
     html = _rows_html(list(rows.values()), targets, topic_column=False)
     built = {}
     for (pk, row), row_html in zip(rows.items(), html, strict=True):
         own = (row.values[0], row.values[1])
         names = {name.key for name in names_in(row.summary_with_citation)}
-        built[pk] = (row_html, sorted(names - {own}), row.title)
+        built[pk] = (row_html, sorted(names - {own}), row.title, listings[pk])
     return row_form(), built
 
 

@@ -35,6 +35,7 @@ from catalogue.models import (
     DecisionRelation,
     Document,
     DocumentNotice,
+    ListedCount,
     Person,
     Preface,
     Registry,
@@ -54,6 +55,9 @@ from public.versions import version_comparison
 # A topic page shows all its rows on one page, as the record always has;
 # longer lists are paginated.
 ROWS_PER_PAGE = 1000
+# Where a list's rows go in its rendered page: a comment no escaped value or
+# template of the site writes.
+ROWS_PLACE = "<!--anthology:document-rows-->"
 
 
 class IndexView(TemplateView):
@@ -198,9 +202,9 @@ class DocumentListView(ListView):
         context["documents"] = stored_rows(context["documents"])
         # The rows come built, their names linked (``rows.document_rows``).
         context["references"] = {}
-        context["rows"] = document_rows(
-            context["documents"], topic_column=self.topic_column
-        )
+        # The rows join the page once it is rendered (``render_to_response``).
+        self.rows = document_rows(context["documents"], topic_column=self.topic_column)
+        context["rows"] = mark_safe(ROWS_PLACE)
         context["topic_column"] = self.topic_column
         context["filter"] = self.filter
         # A sort only orders the rows: the list shows what it showed unsorted.
@@ -225,6 +229,21 @@ class DocumentListView(ListView):
                 else context["paginator"].count
             )
         return context
+
+    def render_to_response(self, context, **kwargs):
+        """The page, its rows' HTML put in their place once it is rendered:
+        the rows of a long list (a megabyte of a topic's) would otherwise be
+        copied again at every level of the templates they pass through."""
+        response = super().render_to_response(context, **kwargs)
+        rows = self.rows
+
+        def place_rows(response):
+            head, place, tail = response.content.partition(ROWS_PLACE.encode())
+            if place:
+                response.content = b"".join([head, rows.encode(response.charset), tail])
+
+        response.add_post_render_callback(place_rows)
+        return response
 
     def unfiltered_count(self):
         """How many documents the list holds before its filters."""
@@ -286,7 +305,8 @@ class FiledListView(DocumentListView):
         return Document.objects.public().in_topic(self.topic)
 
     def get_context_data(self, **kwargs):
-        counts = Document.objects.public().registry_counts(topic=self.topic)
+        # Kept with the stored rows: a few numbers, not a count of the record.
+        counts = ListedCount.objects.registry_counts(topic=self.topic)
         self.listed_count = sum(count.listed for count in counts)
         return super().get_context_data(
             counts=counts, listed=self.listed_count, **kwargs

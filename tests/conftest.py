@@ -12,7 +12,7 @@ from playwright.sync_api import sync_playwright
 
 import actions.documents
 from jobs import queue, runner
-from pagecache import fragments, generations
+from pagecache import generations
 from tests.boundary import (  # noqa: F401  (the write boundary, watched in every test)
     _watching_the_write_boundary,
     only_actions_write_the_record,
@@ -243,18 +243,16 @@ def serving_settings(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def empty_cache(monkeypatch):
-    """Every test starts with nothing cached, in the cache or in this process,
-    and with the cache trusted: each test's outbox starts empty (its database
-    is), so there is nothing for a first read to write, and the pages it
-    counts the queries of cost what they cost in a process that has been up
-    a while (a process that just started reads the outbox once)."""
+    """Every test starts with nothing cached, and with the cache trusted:
+    each test's outbox starts empty (its database is), so there is nothing
+    for a first read to write, and the pages it counts the queries of cost
+    what they cost in a process that has been up a while (a process that
+    just started reads the outbox once)."""
 
     cache.clear()
-    fragments.local_fragments.clear()
     monkeypatch.setattr(generations, "_suspect", False)
     yield
     cache.clear()
-    fragments.local_fragments.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -54,7 +54,7 @@ from catalogue.models.review import (
     ReviewThread,
 )
 from catalogue.models.revision import Revision
-from catalogue.models.row import DocumentRow, RowName
+from catalogue.models.row import DocumentRow, ListedCount, RowName
 from catalogue.models.schedule import PreviewLink, Schedule
 from catalogue.models.topic import Preface, Topic
 from catalogue.models.venue import DocumentVenue, Venue
@@ -93,6 +93,7 @@ __all__ = [
     "DocumentVersion",
     "DocumentWords",
     "LinkCheck",
+    "ListedCount",
     "Person",
     "PersonAddress",
     "PersonProposal",

@@ -7,16 +7,15 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 
 from catalogue.addresses import absolute_url
 from catalogue.citations import identifier_display as identifier_as_written
 from catalogue.names import display_name
 from formats.citations import bibtex_entry, meta_tags, plain_reference
 from formats.madr import place_status, unlinked
-from pagecache import fragments
 from public import structured
 from public.links import link_names
+from public.widgets import FilterFieldsRenderer
 
 register = template.Library()
 
@@ -188,52 +187,26 @@ def sort_arrow(header):
     return format_html('<span class="sort-arrow" aria-hidden="true">{}</span>', arrow)
 
 
-# The shape of a list's filter fields: fields kept in another are not reused.
-FILTER_FIELDS_FORMAT = 1
+# The filter fields' widgets and labels, written without their templates.
+FILTER_FIELDS_RENDERER = FilterFieldsRenderer()
 
 
 @register.simple_tag
 def filter_fields(form):
-    """A list's filter fields (``_filter_fields.html``), built once for the
-    choices they offer and the values asked for, and kept as a fragment: a
-    field's widgets cost far more to render than their choices to read.
+    """A list's filter fields (``_filter_fields.html``), their widgets and
+    labels written by ``widgets.FilterFieldsRenderer``: the bytes Django's
+    templates write, at a fraction of their cost.
 
     Each field's choices are read once (one query for a field of a model's),
     then rendered from what was read.
     """
-    # A hidden field (a table's sort) is no filter a reader sets here: the
-    # list's form carries it itself, and the fragment stays one for every sort.
-    fields = {
-        name: field for name, field in form.fields.items() if not field.widget.is_hidden
-    }
-    parts = []
-    for name, field in fields.items():
+    for field in form.fields.values():
         widget = field.widget
-        if hasattr(widget, "choices"):
+        if hasattr(widget, "choices") and not widget.is_hidden:
             widget.choices = _listed_choices(widget.choices)
-            choices = [(str(value), str(label)) for value, label in widget.choices]
-            parts.append((name, choices))
-        else:
-            parts.append((name, None))
-    # Only the fields' own values: the search's words and the page number,
-    # which no field shows, would make a fragment per search.
-    names = [form.add_prefix(name) for name in fields]
-    data = (
-        sorted(
-            (key, values)
-            for key, values in form.data.lists()
-            if any(key == name or key.startswith(f"{name}_") for name in names)
-        )
-        if form.is_bound
-        else None
-    )
-    key = fragments.key(FILTER_FIELDS_FORMAT, get_language(), parts, data)
-
-    def build(missing):
-        html = render_to_string("catalogue/_filter_fields.html", {"form": form})
-        return {key: html.strip()}
-
-    return mark_safe(fragments.many([key], build)[key])
+    form.renderer = FILTER_FIELDS_RENDERER
+    html = render_to_string("catalogue/_filter_fields.html", {"form": form})
+    return mark_safe(html.strip())
 
 
 def _listed_choices(choices):

@@ -334,11 +334,11 @@ def test_a_variable_is_read_as_its_declared_type(monkeypatch):
 
 
 def test_an_unset_variable_has_its_declared_default(monkeypatch):
-    for name in ["ALLOWED_HOSTS", "PAGE_CACHE_LOCAL_BYTES", "HTTPS", "VARNISH_URL"]:
+    for name in ["ALLOWED_HOSTS", "PAGE_CACHE_SECONDS", "HTTPS", "VARNISH_URL"]:
         monkeypatch.delenv(name, raising=False)
 
     assert environment.read("ALLOWED_HOSTS") == ["localhost", "127.0.0.1", "[::1]"]
-    assert environment.read("PAGE_CACHE_LOCAL_BYTES") == 32 * 1024 * 1024
+    assert environment.read("PAGE_CACHE_SECONDS") == 24 * 3600
     assert environment.read("HTTPS") is False
     assert environment.read("VARNISH_URL") is None
     assert environment.read("PAGE_CACHE", default=True) is True

@@ -41,7 +41,6 @@ import actions.documents
 import api.models
 from api.models import ApiToken
 from catalogue.models import DecisionRecord
-from pagecache import fragments
 from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -389,9 +388,8 @@ WITHOUT_TEMPLATES = {"feed"}
 
 
 def forget_rendered():
-    """Nothing rendered before is kept: pages and fragments are rendered again."""
+    """Nothing rendered before is kept: pages are rendered again."""
     cache.clear()
-    fragments.local_fragments.clear()
 
 
 def render(page, site):

@@ -18,7 +18,6 @@ import actions.corrections
 import actions.decisions
 import actions.documents
 from catalogue.models import Person, Venue
-from pagecache import fragments
 from public import urls as public_urls
 from tests.factories import (
     CorrectionFactory,
@@ -43,7 +42,6 @@ CHEN = [{"family": "Chen", "given": "Tianqi"}]
 def fresh():
     """Nothing cached: the next request renders."""
     cache.clear()
-    fragments.local_fragments.clear()
 
 
 @pytest.fixture

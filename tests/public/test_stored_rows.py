@@ -10,13 +10,14 @@ decision record builds again the rows naming its number.
 """
 
 import io
+from collections import Counter
 
 import pytest
 from django.core.management import call_command
 
 import actions.decisions
 import actions.documents
-from catalogue.models import Document, DocumentRow, RowName
+from catalogue.models import Document, DocumentRow, ListedCount, RowName
 from public.rows import built_rows
 from tests.factories import (
     DecisionRecordFactory,
@@ -31,25 +32,43 @@ pytestmark = pytest.mark.django_db
 
 
 def stored():
-    """``{pk: (html, names, title)}`` as stored, for every document."""
+    """``{pk: (html, names, title, (registry, topic))}`` as stored, for every
+    document."""
     names = {}
     for pk, prefix, number in RowName.objects.values_list(
         "document", "prefix", "number"
     ):
         names.setdefault(pk, []).append((prefix, number))
     return {
-        pk: (html, sorted(names.get(pk, [])), title)
-        for pk, html, title in DocumentRow.objects.values_list("pk", "html", "title")
+        pk: (html, sorted(names.get(pk, [])), title, (registry, topic))
+        for pk, html, title, registry, topic in DocumentRow.objects.values_list(
+            "pk", "html", "title", "registry", "topic"
+        )
+    }
+
+
+def listed_counts():
+    """``{(registry, topic): n}`` as stored, leaving out listings of none."""
+    return {
+        (registry, topic): n
+        for registry, topic, n in ListedCount.objects.values_list(
+            "registry", "topic", "documents"
+        )
+        if n
     }
 
 
 def assert_rows_as_built():
     """Every public document's row is stored as a build made now makes it,
-    and no other document has one."""
+    and no other document has one; the counts of rows by registry and topic
+    are the public documents' there."""
     public = list(Document.objects.public().values_list("pk", flat=True))
     _, fresh = built_rows(public)
     assert stored() == fresh
     assert set(fresh) == set(public)
+    assert listed_counts() == dict(
+        Counter(Document.objects.public().values_list("registry", "topic"))
+    )
 
 
 def live_text(client, path):

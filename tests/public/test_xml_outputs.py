@@ -32,7 +32,6 @@ from catalogue.models import (
     Topic,
     Venue,
 )
-from pagecache import fragments
 from tests.factories import (
     DecisionLogFactory,
     DecisionRecordFactory,
@@ -67,7 +66,6 @@ OLD_ROWS = settings(
 def fresh():
     """Nothing cached: each example's rows are read again."""
     cache.clear()
-    fragments.local_fragments.clear()
 
 
 @pytest.fixture
