@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 
 from django.contrib.postgres.search import (
-    SearchHeadline,
     SearchQuery,
     SearchRank,
     SearchVectorExact,
@@ -38,16 +37,17 @@ from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Case, F, Func, Q, Value, When
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length, Replace
+from django.db.models.functions import Length
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
-from catalogue.citations import source_key
+from catalogue.citations import Citation, source_key
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import (
+    PUBLIC_STATUSES,
     Authorship,
     DecisionRecord,
     Document,
@@ -290,11 +290,6 @@ class SearchResults:
         decisions = self._match_decisions() if self.query else []
         topics = self._match_topics() if self.query else []
         found = documents or decisions or topics
-        for document in documents:
-            document.passage = _passage(document)
-            document.title_html = _marked(
-                getattr(document, "title_headline", None) or document.title
-            )
         return {
             "query": self.query,
             "searched": searched,
@@ -319,7 +314,7 @@ class SearchResults:
         number of matches: the page's ids in order with how many match (the
         matches are ranked and counted in one pass, and only their ids are
         sorted), then the page's documents with their passages, which are
-        worked out for the shown rows only."""
+        worked out for the shown rows only (``page_documents``)."""
         paginator = Paginator(Document.objects.none(), RESULTS_PER_PAGE)
         try:
             number = int(number)
@@ -343,15 +338,8 @@ class SearchResults:
             raise Http404(paginator.error_messages["no_results"])
         # Paginator counts lazily: the count read with the ids is its count.
         paginator.count = count
-        order = {pk: position for position, pk in enumerate(ids)}
-        documents = []
-        if order:
-            shown = Document.objects.public().filter(pk__in=order)
-            documents = sorted(
-                self._with_passages(shown.select_related("registry", "topic")),
-                key=lambda document: order[document.pk],
-            )
-        return Page(documents, number, paginator)
+        marked = self.terms if self.query and self.terms else None
+        return Page(page_documents(ids, marked), number, paginator)
 
     def _match_documents(self, documents):
         """The matching documents in the search's order (PostgreSQL: those
@@ -431,29 +419,6 @@ class SearchResults:
                 )
                 ids += cursor.fetchone()[0]
         return ids, count
-
-    def _with_passages(self, documents):
-        """``documents`` (of this search's matches) with the summary's
-        matching passage and the marked title. FTS5 marks only the terms
-        of a MATCH, so a search that only leaves words out has none there."""
-        if not self.query or not self.terms:
-            return documents
-        if is_full_text():
-            query = self._search_query()
-            return documents.annotate(
-                headline=_headline("summary", query, max_words=PASSAGE_WORDS),
-                title_headline=_headline("title", query, highlight_all=True),
-            )
-        if not self.terms.groups:
-            return documents
-        table = Document._meta.db_table
-        return documents.extra(
-            tables=["document_fts"],
-            where=[f"document_fts.rowid = {table}.id", "document_fts MATCH %s"],
-            params=[self.terms.fts5()],
-            select={name: sql for name, (sql, _) in FTS5_PASSAGES.items()},
-            select_params=[p for _, params in FTS5_PASSAGES.values() for p in params],
-        )
 
     # Decision records and topics: few rows, listed whole.
 
@@ -574,6 +539,99 @@ def _ranked_ids(documents, start):
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
 
 
+class FoundDocument:
+    """A document of a search's page as its result item shows it, made from
+    plain values (``page_documents``): its identifier, label, status, topic,
+    citation, marked title and passage."""
+
+    __slots__ = [
+        "citation",
+        "identifier",
+        "label",
+        "passage",
+        "pk",
+        "status",
+        "title_html",
+        "topic_name",
+    ]
+
+    def __init__(self, values, headline, title_headline):
+        (pk, prefix, number, version, status, topic_name, title) = values[:7]
+        authors, year, source_identifier, citation_note, summary = values[7:12]
+        self.pk = pk
+        self.identifier = Identifier(prefix, number)
+        self.label = self.identifier.label(version)
+        self.status = status
+        self.topic_name = topic_name
+        self.citation = Citation(authors, year, source_identifier, citation_note)
+        self.passage = _passage(summary, headline)
+        self.title_html = _marked(title_headline or title)
+
+
+# What a result item shows of a document, in ``FoundDocument``'s order.
+FOUND_COLUMNS = (
+    "d.id, r.prefix, d.number, d.version, d.status, t.name, d.title, d.authors, "
+    "d.year, d.source_identifier, d.citation_note, d.summary"
+)
+FOUND_WIDTH = FOUND_COLUMNS.count(",") + 1
+
+
+def page_documents(ids, terms=None):
+    """The public documents among ``ids``, in that order, as
+    ``FoundDocument``s, with the summary's passage and the title marked for
+    ``terms`` (when given) for these rows only: one query, written out, as a
+    page of a search runs it for every search and its 50 rows are read as
+    plain values.
+
+    PostgreSQL marks them with ``ts_headline``; SQLite with FTS5's
+    ``snippet`` and ``highlight``, which mark only the terms of a MATCH, so a
+    search that only leaves words out has none there.
+    """
+    if not ids:
+        return []
+    table = Document._meta.db_table
+    passages, tables, where = "", "", ""
+    before, after = [], []
+    if terms and is_full_text():
+        passages = (
+            f", ts_headline('{CONFIG}', replace(replace(d.summary, '<', %s), "
+            "'>', %s), q, %s), "
+            f"ts_headline('{CONFIG}', replace(replace(d.title, '<', %s), "
+            "'>', %s), q, %s)"
+        )
+        before = [LT, GT, SUMMARY_HEADLINE, LT, GT, TITLE_HEADLINE]
+        tables = f", websearch_to_tsquery('{CONFIG}', %s) q"
+        before.append(terms.websearch())
+    elif terms and terms.groups:
+        passages = ", " + ", ".join(sql for sql, _ in FTS5_PASSAGES.values())
+        before = [p for _, params in FTS5_PASSAGES.values() for p in params]
+        tables = ", document_fts"
+        where = " AND document_fts.rowid = d.id AND document_fts MATCH %s"
+        after = [terms.fts5()]
+    marks = ", ".join(["%s"] * len(ids))
+    statuses = ", ".join(["%s"] * len(PUBLIC_STATUSES))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {FOUND_COLUMNS}{passages} FROM {table} d "
+            f"JOIN {Registry._meta.db_table} r ON r.id = d.registry_id "
+            f"LEFT JOIN {Topic._meta.db_table} t ON t.id = d.topic_id{tables} "
+            f"WHERE d.id IN ({marks}) AND d.status IN ({statuses}){where}",
+            [*before, *ids, *PUBLIC_STATUSES, *after],
+        )
+        rows = cursor.fetchall()
+    width = len(FOUND_COLUMNS.split(","))
+    found = {row[0]: FoundDocument(row, *(row[width:] or (None, None))) for row in rows}
+    return [found[pk] for pk in ids if pk in found]
+
+
+# ts_headline's options (PostgreSQL) for the summary's passage and the title.
+SUMMARY_HEADLINE = (
+    f"StartSel='{START}', StopSel='{STOP}', "
+    f"MaxWords={PASSAGE_WORDS}, MinWords={PASSAGE_WORDS // 2}"
+)
+TITLE_HEADLINE = f"StartSel='{START}', StopSel='{STOP}', HighlightAll=true"
+
+
 # The summary's matching passage and the title, marked, from document_fts.
 FTS5_PASSAGES = {
     "headline": (
@@ -582,16 +640,6 @@ FTS5_PASSAGES = {
     ),
     "title_headline": ("highlight(document_fts, 1, %s, %s)", [START, STOP]),
 }
-
-
-def _headline(name, query, **options):
-    """``name``'s text with the query's words marked (PostgreSQL)."""
-    text = Replace(Replace(name, Value("<"), Value(LT)), Value(">"), Value(GT))
-    if "max_words" in options:
-        options["min_words"] = options["max_words"] // 2
-    return SearchHeadline(
-        text, query, config=CONFIG, start_sel=START, stop_sel=STOP, **options
-    )
 
 
 def _fts5_match(queryset, fts, terms, weights, order):
@@ -616,11 +664,10 @@ def _fts5_match(queryset, fts, terms, weights, order):
     ).order_by("rank", *order)
 
 
-def _passage(document):
-    """The summary's passage that matched, marked, with an ellipsis where it
-    starts or ends inside the summary; the summary's opening when none did."""
-    summary = document.summary
-    headline = getattr(document, "headline", None)
+def _passage(summary, headline):
+    """The summary's passage that matched (``headline``, marked), with an
+    ellipsis where it starts or ends inside the summary; the summary's opening
+    when none did."""
     if headline is None:
         return Truncator(summary).words(PASSAGE_WORDS, truncate="…")
     plain = _unmarked(headline).strip()
