@@ -35,9 +35,8 @@ from django.contrib.postgres.search import (
 )
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Case, F, Func, Q, Value, When
+from django.db.models import F, Func, Q
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length
 from django.http import Http404
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -51,6 +50,7 @@ from catalogue.models import (
     Authorship,
     DecisionRecord,
     Document,
+    Person,
     Registry,
     Topic,
     Word,
@@ -59,7 +59,6 @@ from catalogue.models.vocabulary import MAX_WORD_LENGTH
 from catalogue.names import fold
 from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
 from catalogue.trigrams import similarity
-from public.people import public_people
 from public.rows import search_results
 
 MAX_QUERY_LENGTH = 200
@@ -241,27 +240,54 @@ def people_named(query):
     if not folded or Identifier.parse_typed(query) is not None:
         return PeopleFound()
     words = folded.split()
-    families = {" ".join(words[start:]) for start in range(len(words))}
-    # The family names are read from their index (authorship_family).
-    by_family = Authorship.objects.filter(family__in=families).values("person")
-    found = list(
-        public_people()
-        .filter(Q(display_name__icontains=query.strip()) | Q(pk__in=by_family))
-        .annotate(
-            is_named=Case(
-                When(display_name__iexact=query.strip(), then=Value(0)),
-                default=Value(1),
-            )
-        )
-        .order_by("is_named", Length("display_name"), "sort_key", "slug")[
-            : PEOPLE_SHOWN + 1
-        ]
-    )
+    families = sorted({" ".join(words[start:]) for start in range(len(words))})
+    found = list(Person.objects.raw(*_people_sql(query.strip(), families)))
     return PeopleFound(
         exact=[person for person in found if fold(person.display_name) == folded],
         listed=found[:PEOPLE_SHOWN],
         more=len(found) > PEOPLE_SHOWN,
     )
+
+
+def _people_sql(name, families):
+    """``(sql, params)`` of ``people_named``'s query, written out as a search
+    runs it for every query: ``public_people()`` (``Person.objects.public()``
+    with ``document_count``) whose display name holds ``name`` (as
+    ``icontains``) or who have a position under one of ``families`` (read
+    from its index, authorship_family), ``name``'s own (``iexact``) first,
+    then the shortest names, at most ``PEOPLE_SHOWN`` and one more."""
+    ops = connection.ops
+    holds = connection.operators["icontains"] % "%s"
+    named = connection.operators["iexact"] % "%s"
+    display = "p.display_name"
+    people, positions = Person._meta.db_table, Authorship._meta.db_table
+    statuses = ", ".join(["%s"] * len(PUBLIC_STATUSES))
+    public_positions = (
+        f"FROM {positions} a JOIN {Document._meta.db_table} d "
+        "ON d.id = a.document_id WHERE a.person_id = p.id "
+        f"AND a.version_id IS NULL AND d.status IN ({statuses})"
+    )
+    sql = f"""
+        SELECT p.id, p.display_name, p.affiliation, p.slug,
+            COALESCE((SELECT COUNT(DISTINCT a.document_id) {public_positions}), 0)
+                AS document_count,
+            CASE WHEN {ops.lookup_cast("iexact", "CharField") % display} {named}
+                THEN 0 ELSE 1 END AS is_named
+        FROM {people} p
+        WHERE EXISTS (SELECT 1 {public_positions})
+            AND ({ops.lookup_cast("icontains", "CharField") % display} {holds}
+                OR p.id IN (SELECT person_id FROM {positions}
+                    WHERE family IN ({", ".join(["%s"] * len(families))})))
+        ORDER BY is_named, LENGTH(p.display_name), p.sort_key, p.slug
+        LIMIT {PEOPLE_SHOWN + 1}
+    """
+    return sql, [
+        *PUBLIC_STATUSES,
+        ops.prep_for_iexact_query(name),
+        *PUBLIC_STATUSES,
+        f"%{ops.prep_for_like_query(name)}%",
+        *families,
+    ]
 
 
 def is_full_text():
