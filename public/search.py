@@ -48,6 +48,7 @@ from catalogue.identifiers import Identifier
 from catalogue.models import (
     PUBLIC_STATUSES,
     Authorship,
+    DecisionLog,
     DecisionRecord,
     Document,
     Person,
@@ -453,12 +454,7 @@ class SearchResults:
         if not self.terms:
             return []
         if is_full_text():
-            query = self._search_query()
-            return list(
-                decisions.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query))
-                .order_by("-rank", "number")
-            )
+            return ranked_decisions(self.terms)
         return list(
             _fts5_match(
                 decisions, "decision_fts", self.terms, [10, 10, 1], order=["number"]
@@ -469,11 +465,14 @@ class SearchResults:
         if not self.terms:
             return []
         if is_full_text():
-            query = self._search_query()
             return list(
-                Topic.objects.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query))
-                .order_by("-rank", "position")
+                Topic.objects.raw(
+                    f"SELECT t.id, t.name, t.slug, t.scope "
+                    f"FROM {Topic._meta.db_table} t, {TSQUERY} "
+                    "WHERE t.search_vector @@ q "
+                    "ORDER BY ts_rank(t.search_vector, q) DESC, t.position",
+                    [self.terms.websearch()],
+                )
             )
         return list(
             _fts5_match(
@@ -485,6 +484,37 @@ class SearchResults:
         return SearchQuery(
             self.terms.websearch(), search_type="websearch", config=CONFIG
         )
+
+
+# The query's terms as a tsquery (q); its one parameter is their web-search
+# syntax (``Terms.websearch``).
+TSQUERY = f"websearch_to_tsquery('{CONFIG}', %s) q"
+
+
+def ranked_decisions(terms):
+    """The published decision records (``DecisionRecord.objects.public()``)
+    that match ``terms`` (PostgreSQL), best first by ``ts_rank``, ties in
+    number order, each with its log: one query, written out, reading only
+    what a search lists of them (label, address, title, status), as every
+    search runs it."""
+    log_fields = [field.attname for field in DecisionLog._meta.concrete_fields]
+    found = DecisionRecord.objects.raw(
+        "SELECT r.id, r.log_id, r.number, r.twin, r.title, r.status, "
+        + ", ".join(f"l.{name} AS log_{name}" for name in log_fields)
+        + f" FROM {DecisionRecord._meta.db_table} r "
+        f"JOIN {DecisionLog._meta.db_table} l ON l.id = r.log_id, {TSQUERY} "
+        "WHERE r.published_at IS NOT NULL AND r.search_vector @@ q "
+        "ORDER BY ts_rank(r.search_vector, q) DESC, r.number",
+        [terms.websearch()],
+    )
+    decisions = list(found)
+    for decision in decisions:
+        decision.log = DecisionLog.from_db(
+            connection.alias,
+            log_fields,
+            [getattr(decision, f"log_{name}") for name in log_fields],
+        )
+    return decisions
 
 
 class TitleVector(Func):
