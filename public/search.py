@@ -26,6 +26,7 @@ its trigram index on PostgreSQL, from a bounded range of it on SQLite.
 
 import re
 from dataclasses import dataclass, field
+from html import escape
 
 from django.contrib.postgres.search import (
     SearchQuery,
@@ -38,7 +39,6 @@ from django.db import connection
 from django.db.models import F, Func, Q
 from django.db.models.expressions import RawSQL
 from django.http import Http404
-from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
@@ -409,8 +409,10 @@ class SearchResults:
         """
         narrowed, narrowing = "", []
         if any(self.data.get(name) for name in self.filter.filters):
-            filtered = DocumentFilter(self.data, queryset=Document.objects.public())
-            sql, params = filtered.qs.order_by().values("pk").query.sql_with_params()
+            # The search's own filters (validated by now) on the public
+            # documents, without their order.
+            filtered = self.filter.filter_queryset(Document.objects.public())
+            sql, params = filtered.order_by().values("pk").query.sql_with_params()
             narrowed, narrowing = f"AND s.document_id IN ({sql})", list(params)
         params = [self.terms.websearch(), *narrowing]
         bound = start + COUNTED
