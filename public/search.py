@@ -658,7 +658,7 @@ def page_documents(ids, terms=None):
             "'>', %s), q, %s)"
         )
         before = [LT, GT, SUMMARY_HEADLINE, LT, GT, TITLE_HEADLINE]
-        tables = f", websearch_to_tsquery('{CONFIG}', %s) q"
+        tables = f", {TSQUERY}"
         before.append(terms.websearch())
     elif terms and terms.groups:
         passages = ", " + ", ".join(sql for sql, _ in FTS5_PASSAGES.values())
@@ -677,8 +677,9 @@ def page_documents(ids, terms=None):
             [*before, *ids, *PUBLIC_STATUSES, *after],
         )
         rows = cursor.fetchall()
-    width = len(FOUND_COLUMNS.split(","))
-    found = {row[0]: FoundDocument(row, *(row[width:] or (None, None))) for row in rows}
+    found = {
+        row[0]: FoundDocument(row, *(row[FOUND_WIDTH:] or (None, None))) for row in rows
+    }
     return [found[pk] for pk in ids if pk in found]
 
 
