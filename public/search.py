@@ -256,7 +256,14 @@ def _people_sql(name, families):
     with ``document_count``) whose display name holds ``name`` (as
     ``icontains``) or who have a position under one of ``families`` (read
     from its index, authorship_family), ``name``'s own (``iexact``) first,
-    then the shortest names, at most ``PEOPLE_SHOWN`` and one more."""
+    then the shortest names, at most ``PEOPLE_SHOWN`` and one more.
+
+    The people whose names match are found and put in order first; whether
+    each is public is then asked of their own positions, one at a time in
+    that order, until enough are found. Asked as a join (as ``EXISTS``
+    becomes), PostgreSQL would read every public position of the record to
+    keep a few hundred namesakes.
+    """
     ops = connection.ops
     holds = connection.operators["icontains"] % "%s"
     named = connection.operators["iexact"] % "%s"
@@ -265,29 +272,35 @@ def _people_sql(name, families):
     statuses = ", ".join(["%s"] * len(PUBLIC_STATUSES))
     public_positions = (
         f"FROM {positions} a JOIN {Document._meta.db_table} d "
-        "ON d.id = a.document_id WHERE a.person_id = p.id "
+        "ON d.id = a.document_id WHERE a.person_id = n.id "
         f"AND a.version_id IS NULL AND d.status IN ({statuses})"
     )
     sql = f"""
-        SELECT p.id, p.display_name, p.affiliation, p.slug,
-            COALESCE((SELECT COUNT(DISTINCT a.document_id) {public_positions}), 0)
-                AS document_count,
-            CASE WHEN {ops.lookup_cast("iexact", "CharField") % display} {named}
-                THEN 0 ELSE 1 END AS is_named
-        FROM {people} p
-        WHERE EXISTS (SELECT 1 {public_positions})
-            AND ({ops.lookup_cast("icontains", "CharField") % display} {holds}
+        WITH named AS MATERIALIZED (
+            SELECT p.id, p.display_name, p.affiliation, p.slug,
+                CASE WHEN {ops.lookup_cast("iexact", "CharField") % display}
+                    {named} THEN 0 ELSE 1 END AS is_named,
+                LENGTH(p.display_name) AS length, p.sort_key
+            FROM {people} p
+            WHERE {ops.lookup_cast("icontains", "CharField") % display} {holds}
                 OR p.id IN (SELECT person_id FROM {positions}
-                    WHERE family IN ({", ".join(["%s"] * len(families))})))
-        ORDER BY is_named, LENGTH(p.display_name), p.sort_key, p.slug
+                    WHERE family IN ({", ".join(["%s"] * len(families))}))
+            ORDER BY is_named, length, p.sort_key, p.slug
+        )
+        SELECT n.id, n.display_name, n.affiliation, n.slug,
+            COALESCE((SELECT COUNT(DISTINCT a.document_id) {public_positions}), 0)
+                AS document_count
+        FROM named n
+        WHERE (SELECT 1 {public_positions} LIMIT 1) IS NOT NULL
+        ORDER BY n.is_named, n.length, n.sort_key, n.slug
         LIMIT {PEOPLE_SHOWN + 1}
     """
     return sql, [
-        *PUBLIC_STATUSES,
         ops.prep_for_iexact_query(name),
-        *PUBLIC_STATUSES,
         f"%{ops.prep_for_like_query(name)}%",
         *families,
+        *PUBLIC_STATUSES,
+        *PUBLIC_STATUSES,
     ]
 
 
