@@ -18,15 +18,22 @@ it with gunicorn (2 sync workers, DEBUG off, persistent connections) on
   does not answer it), requests per second against a static file of the
   same bytes from the same gunicorn and WhiteNoise;
 - the SQLite/FTS5 search the same way at min(N, 10,000) documents, against
-  the same FTS5 query run raw through sqlite3.
+  the same FTS5 query run raw through sqlite3;
+- what one PostgreSQL search costs, in one process (``anthology.wsgi``
+  loaded as gunicorn loads it, Django's test client, the page cache off):
+  the worker's CPU per search (mean over the queries), against the CPU of
+  running the essential SQL raw through psycopg; and the database's time per
+  search, the planning and execution of each of its queries as
+  ``EXPLAIN ANALYZE`` reports them, against the same for the essential SQL;
+  with the queries a search makes.
 
 Every ratio is ours over the baseline's, so lower is better; ``--json``
 writes them as ``{"ratios": {...}}``. ``--reuse`` keeps a database that
 already holds the documents asked for; ``--template NAME``
 (``BENCH_SEARCH_TEMPLATE``) copies a database already filled (such as
 ``anthology_bench100k_template``) and migrates it rather than generating the
-documents; ``--only search`` (or ``topic``, ``sqlite``, repeatable) measures
-only those. The machine is assumed shared: the
+documents; ``--only search`` (or ``cpu``, ``topic``, ``sqlite``, repeatable)
+measures only those. The machine is assumed shared: the
 figures are medians of alternating rounds.
 """
 
@@ -341,8 +348,8 @@ def quantile(times, q):
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def pg_worker():
-    conn = psycopg.connect(pg_dsn(), autocommit=True)
+def pg_worker(conn=None):
+    conn = conn or psycopg.connect(pg_dsn(), autocommit=True)
 
     def work(query):
         params = {"q": query, "public": list(PUBLIC)}
@@ -400,6 +407,90 @@ def search_figures(name, baseline_worker, queries, rounds):
         "ms",
     )
     return figures
+
+
+def in_process(queries, rounds):
+    """A PostgreSQL search's worker CPU and database time, ours and the
+    essential SQL's, as a dict (run with Django set up for the benchmark's
+    database, the page cache off)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    import anthology.wsgi  # noqa: F401  (the URLconf loaded, gc.freeze, as gunicorn)
+
+    client = Client()
+    paths = [search_path(query) for query in queries]
+    for path in paths:
+        assert client.get(path).status_code == 200
+    spent = []
+    for _ in range(rounds):
+        for path in paths:
+            started = time.process_time()
+            client.get(path)
+            spent.append(time.process_time() - started)
+
+    def server_ms(sql, params=None):
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+            plan = cursor.fetchone()[0]
+        plan = json.loads(plan) if isinstance(plan, str) else plan
+        return plan[0]["Planning Time"] + plan[0]["Execution Time"]
+
+    db, counts = [], []
+    for path in paths:
+        with CaptureQueriesContext(connection) as captured:
+            client.get(path)
+        counts.append(len(captured.captured_queries))
+        db.append(sum(server_ms(query["sql"]) for query in captured))
+
+    conn = psycopg.connect(pg_dsn(), autocommit=True)
+    work, essential_spent, essential_db = pg_worker(conn), [], []
+    for _ in range(rounds):
+        for query in queries:
+            started = time.process_time()
+            work(query)
+            essential_spent.append(time.process_time() - started)
+    for query in queries:
+        params = {"q": query, "public": list(PUBLIC)}
+        essential_db.append(
+            sum(server_ms(sql, params) for sql in (PG_SEARCH_SQL, PG_COUNT_SQL))
+        )
+    conn.close()
+    return {
+        "cpu_ms": statistics.mean(spent) * 1000,
+        "essential_cpu_ms": statistics.mean(essential_spent) * 1000,
+        "db_ms": statistics.mean(db),
+        "essential_db_ms": statistics.mean(essential_db),
+        "queries": sorted(set(counts)),
+    }
+
+
+def cpu_figures(queries, rounds):
+    """``in_process`` in a process of its own, set up for the database."""
+    env = {**environment(PG_URL), "PAGE_CACHE": "0"}
+    code = (
+        "import json, sys, django; sys.path.insert(0, 'bench'); django.setup();"
+        "import search_render_bench as b;"
+        f"print(json.dumps(b.in_process({queries!r}, {rounds})))"
+    )
+    out = subprocess.run(
+        [PYTHON, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    figures = json.loads(out.stdout.decode().strip().splitlines()[-1])
+    print(f"PostgreSQL search, queries a search: {figures['queries']}", flush=True)
+    return {
+        "PostgreSQL search, worker CPU a search (ms)": (
+            figures["cpu_ms"],
+            figures["essential_cpu_ms"],
+            "ms",
+        ),
+        "PostgreSQL search, database time a search (ms)": (
+            figures["db_ms"],
+            figures["essential_db_ms"],
+            "ms",
+        ),
+    }
 
 
 def topic_path():
@@ -478,14 +569,14 @@ def main():
     )
     parser.add_argument(
         "--only",
-        choices=["search", "topic", "sqlite"],
+        choices=["search", "cpu", "topic", "sqlite"],
         action="append",
         help="measure only these (repeatable); all by default",
     )
     args = parser.parse_args()
     n = args.documents
     n_sqlite = args.sqlite_documents or min(n, 10_000)
-    only = set(args.only or ["search", "topic", "sqlite"])
+    only = set(args.only or ["search", "cpu", "topic", "sqlite"])
 
     fill_pg(n, args.reuse, args.template)
     manage(PG_URL, "collectstatic", "--no-input", "--verbosity", "0")
@@ -503,6 +594,8 @@ def main():
             figures |= shown(
                 search_figures("PostgreSQL", pg_worker, pg_queries, args.rounds)
             )
+    if "cpu" in only:
+        figures |= shown(cpu_figures(pg_queries, args.rounds))
     if "topic" in only:
         rows, size, topic = topic_figures(args.rounds)
         figures |= shown(topic)
@@ -525,7 +618,8 @@ def main():
 
     print(
         f"\n{n:,} documents on PostgreSQL, {n_sqlite:,} on SQLite; gunicorn 2 sync "
-        f"workers; {os.cpu_count()} cores (shared); {args.rounds} rounds. "
+        f"workers; {os.cpu_count()} cores (shared), load {os.getloadavg()[0]:.1f}; "
+        f"{args.rounds} rounds. "
         f"Searches match {min(pg_matches):,}–{max(pg_matches):,} documents; the "
         f"topic page has {rows:,} rows, {size:,} bytes.\n"
     )

@@ -290,7 +290,8 @@ def _topic_cell():
 
 
 def search_results(documents):
-    """The ``<li>`` elements of a search's ``documents``, as one piece of HTML.
+    """The ``<li>`` elements of a search's ``documents`` (``FoundDocument``s),
+    as one piece of HTML.
 
     Each document has its marked ``title_html`` and ``passage`` (safe HTML);
     every other value is escaped. As a table row's, the URL is reversed once
@@ -308,7 +309,8 @@ def search_results(documents):
             else f' · <span class="status-flag status-{escape(status)}">'
             f"{statuses[status]}</span>"
         )
-        topic = escape(document.topic.name) if document.topic else "Unfiled"
+        topic = document.topic_name
+        topic = "Unfiled" if topic is None else escape(topic)
         items.append(
             "\n      <li>\n"
             f'        <p class="result-title"><a href="{url}">'

@@ -26,9 +26,9 @@ its trigram index on PostgreSQL, from a bounded range of it on SQLite.
 
 import re
 from dataclasses import dataclass, field
+from html import escape
 
 from django.contrib.postgres.search import (
-    SearchHeadline,
     SearchQuery,
     SearchRank,
     SearchVectorExact,
@@ -36,21 +36,22 @@ from django.contrib.postgres.search import (
 )
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Case, F, Func, Q, Value, When
+from django.db.models import F, Func, Q
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length, Replace
 from django.http import Http404
-from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
-from catalogue.citations import source_key
+from catalogue.citations import Citation, source_key
 from catalogue.filters import DocumentFilter
 from catalogue.identifiers import Identifier
 from catalogue.models import (
+    PUBLIC_STATUSES,
     Authorship,
+    DecisionLog,
     DecisionRecord,
     Document,
+    Person,
     Registry,
     Topic,
     Word,
@@ -59,7 +60,6 @@ from catalogue.models.vocabulary import MAX_WORD_LENGTH
 from catalogue.names import fold
 from catalogue.trigrams import WORD_RE as TRIGRAM_WORD_RE
 from catalogue.trigrams import similarity
-from public.people import public_people
 from public.rows import search_results
 
 MAX_QUERY_LENGTH = 200
@@ -241,27 +241,67 @@ def people_named(query):
     if not folded or Identifier.parse_typed(query) is not None:
         return PeopleFound()
     words = folded.split()
-    families = {" ".join(words[start:]) for start in range(len(words))}
-    # The family names are read from their index (authorship_family).
-    by_family = Authorship.objects.filter(family__in=families).values("person")
-    found = list(
-        public_people()
-        .filter(Q(display_name__icontains=query.strip()) | Q(pk__in=by_family))
-        .annotate(
-            is_named=Case(
-                When(display_name__iexact=query.strip(), then=Value(0)),
-                default=Value(1),
-            )
-        )
-        .order_by("is_named", Length("display_name"), "sort_key", "slug")[
-            : PEOPLE_SHOWN + 1
-        ]
-    )
+    families = sorted({" ".join(words[start:]) for start in range(len(words))})
+    found = list(Person.objects.raw(*_people_sql(query.strip(), families)))
     return PeopleFound(
         exact=[person for person in found if fold(person.display_name) == folded],
         listed=found[:PEOPLE_SHOWN],
         more=len(found) > PEOPLE_SHOWN,
     )
+
+
+def _people_sql(name, families):
+    """``(sql, params)`` of ``people_named``'s query, written out as a search
+    runs it for every query: ``public_people()`` (``Person.objects.public()``
+    with ``document_count``) whose display name holds ``name`` (as
+    ``icontains``) or who have a position under one of ``families`` (read
+    from its index, authorship_family), ``name``'s own (``iexact``) first,
+    then the shortest names, at most ``PEOPLE_SHOWN`` and one more.
+
+    The people whose names match are found and put in order first; whether
+    each is public is then asked of their own positions, one at a time in
+    that order, until enough are found. Asked as a join (as ``EXISTS``
+    becomes), PostgreSQL would read every public position of the record to
+    keep a few hundred namesakes.
+    """
+    ops = connection.ops
+    holds = connection.operators["icontains"] % "%s"
+    named = connection.operators["iexact"] % "%s"
+    display = "p.display_name"
+    people, positions = Person._meta.db_table, Authorship._meta.db_table
+    statuses = ", ".join(["%s"] * len(PUBLIC_STATUSES))
+    public_positions = (
+        f"FROM {positions} a JOIN {Document._meta.db_table} d "
+        "ON d.id = a.document_id WHERE a.person_id = n.id "
+        f"AND a.version_id IS NULL AND d.status IN ({statuses})"
+    )
+    sql = f"""
+        WITH named AS MATERIALIZED (
+            SELECT p.id, p.display_name, p.affiliation, p.slug,
+                CASE WHEN {ops.lookup_cast("iexact", "CharField") % display}
+                    {named} THEN 0 ELSE 1 END AS is_named,
+                LENGTH(p.display_name) AS length, p.sort_key
+            FROM {people} p
+            WHERE {ops.lookup_cast("icontains", "CharField") % display} {holds}
+                OR p.id IN (SELECT person_id FROM {positions}
+                    WHERE family IN ({", ".join(["%s"] * len(families))}))
+            ORDER BY is_named, length, p.sort_key, p.slug
+        )
+        SELECT n.id, n.display_name, n.affiliation, n.slug,
+            COALESCE((SELECT COUNT(DISTINCT a.document_id) {public_positions}), 0)
+                AS document_count
+        FROM named n
+        WHERE (SELECT 1 {public_positions} LIMIT 1) IS NOT NULL
+        ORDER BY n.is_named, n.length, n.sort_key, n.slug
+        LIMIT {PEOPLE_SHOWN + 1}
+    """
+    return sql, [
+        ops.prep_for_iexact_query(name),
+        f"%{ops.prep_for_like_query(name)}%",
+        *families,
+        *PUBLIC_STATUSES,
+        *PUBLIC_STATUSES,
+    ]
 
 
 def is_full_text():
@@ -290,11 +330,6 @@ class SearchResults:
         decisions = self._match_decisions() if self.query else []
         topics = self._match_topics() if self.query else []
         found = documents or decisions or topics
-        for document in documents:
-            document.passage = _passage(document)
-            document.title_html = _marked(
-                getattr(document, "title_headline", None) or document.title
-            )
         return {
             "query": self.query,
             "searched": searched,
@@ -319,7 +354,7 @@ class SearchResults:
         number of matches: the page's ids in order with how many match (the
         matches are ranked and counted in one pass, and only their ids are
         sorted), then the page's documents with their passages, which are
-        worked out for the shown rows only."""
+        worked out for the shown rows only (``page_documents``)."""
         paginator = Paginator(Document.objects.none(), RESULTS_PER_PAGE)
         try:
             number = int(number)
@@ -343,15 +378,8 @@ class SearchResults:
             raise Http404(paginator.error_messages["no_results"])
         # Paginator counts lazily: the count read with the ids is its count.
         paginator.count = count
-        order = {pk: position for position, pk in enumerate(ids)}
-        documents = []
-        if order:
-            shown = Document.objects.public().filter(pk__in=order)
-            documents = sorted(
-                self._with_passages(shown.select_related("registry", "topic")),
-                key=lambda document: order[document.pk],
-            )
-        return Page(documents, number, paginator)
+        marked = self.terms if self.query and self.terms else None
+        return Page(page_documents(ids, marked), number, paginator)
 
     def _match_documents(self, documents):
         """The matching documents in the search's order (PostgreSQL: those
@@ -394,8 +422,10 @@ class SearchResults:
         """
         narrowed, narrowing = "", []
         if any(self.data.get(name) for name in self.filter.filters):
-            filtered = DocumentFilter(self.data, queryset=Document.objects.public())
-            sql, params = filtered.qs.order_by().values("pk").query.sql_with_params()
+            # The search's own filters (validated by now) on the public
+            # documents, without their order.
+            filtered = self.filter.filter_queryset(Document.objects.public())
+            sql, params = filtered.order_by().values("pk").query.sql_with_params()
             narrowed, narrowing = f"AND s.document_id IN ({sql})", list(params)
         params = [self.terms.websearch(), *narrowing]
         bound = start + COUNTED
@@ -432,29 +462,6 @@ class SearchResults:
                 ids += cursor.fetchone()[0]
         return ids, count
 
-    def _with_passages(self, documents):
-        """``documents`` (of this search's matches) with the summary's
-        matching passage and the marked title. FTS5 marks only the terms
-        of a MATCH, so a search that only leaves words out has none there."""
-        if not self.query or not self.terms:
-            return documents
-        if is_full_text():
-            query = self._search_query()
-            return documents.annotate(
-                headline=_headline("summary", query, max_words=PASSAGE_WORDS),
-                title_headline=_headline("title", query, highlight_all=True),
-            )
-        if not self.terms.groups:
-            return documents
-        table = Document._meta.db_table
-        return documents.extra(
-            tables=["document_fts"],
-            where=[f"document_fts.rowid = {table}.id", "document_fts MATCH %s"],
-            params=[self.terms.fts5()],
-            select={name: sql for name, (sql, _) in FTS5_PASSAGES.items()},
-            select_params=[p for _, params in FTS5_PASSAGES.values() for p in params],
-        )
-
     # Decision records and topics: few rows, listed whole.
 
     def _match_decisions(self):
@@ -462,12 +469,7 @@ class SearchResults:
         if not self.terms:
             return []
         if is_full_text():
-            query = self._search_query()
-            return list(
-                decisions.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query))
-                .order_by("-rank", "number")
-            )
+            return ranked_decisions(self.terms)
         return list(
             _fts5_match(
                 decisions, "decision_fts", self.terms, [10, 10, 1], order=["number"]
@@ -478,11 +480,14 @@ class SearchResults:
         if not self.terms:
             return []
         if is_full_text():
-            query = self._search_query()
             return list(
-                Topic.objects.filter(search_vector=query)
-                .annotate(rank=SearchRank(F("search_vector"), query))
-                .order_by("-rank", "position")
+                Topic.objects.raw(
+                    f"SELECT t.id, t.name, t.slug, t.scope "
+                    f"FROM {Topic._meta.db_table} t, {TSQUERY} "
+                    "WHERE t.search_vector @@ q "
+                    "ORDER BY ts_rank(t.search_vector, q) DESC, t.position",
+                    [self.terms.websearch()],
+                )
             )
         return list(
             _fts5_match(
@@ -494,6 +499,37 @@ class SearchResults:
         return SearchQuery(
             self.terms.websearch(), search_type="websearch", config=CONFIG
         )
+
+
+# The query's terms as a tsquery (q); its one parameter is their web-search
+# syntax (``Terms.websearch``).
+TSQUERY = f"websearch_to_tsquery('{CONFIG}', %s) q"
+
+
+def ranked_decisions(terms):
+    """The published decision records (``DecisionRecord.objects.public()``)
+    that match ``terms`` (PostgreSQL), best first by ``ts_rank``, ties in
+    number order, each with its log: one query, written out, reading only
+    what a search lists of them (label, address, title, status), as every
+    search runs it."""
+    log_fields = [field.attname for field in DecisionLog._meta.concrete_fields]
+    found = DecisionRecord.objects.raw(
+        "SELECT r.id, r.log_id, r.number, r.twin, r.title, r.status, "
+        + ", ".join(f"l.{name} AS log_{name}" for name in log_fields)
+        + f" FROM {DecisionRecord._meta.db_table} r "
+        f"JOIN {DecisionLog._meta.db_table} l ON l.id = r.log_id, {TSQUERY} "
+        "WHERE r.published_at IS NOT NULL AND r.search_vector @@ q "
+        "ORDER BY ts_rank(r.search_vector, q) DESC, r.number",
+        [terms.websearch()],
+    )
+    decisions = list(found)
+    for decision in decisions:
+        decision.log = DecisionLog.from_db(
+            connection.alias,
+            log_fields,
+            [getattr(decision, f"log_{name}") for name in log_fields],
+        )
+    return decisions
 
 
 class TitleVector(Func):
@@ -574,6 +610,100 @@ def _ranked_ids(documents, start):
     return [pk for pk, _ in rows], rows[0][1] if rows else 0
 
 
+class FoundDocument:
+    """A document of a search's page as its result item shows it, made from
+    plain values (``page_documents``): its identifier, label, status, topic,
+    citation, marked title and passage."""
+
+    __slots__ = [
+        "citation",
+        "identifier",
+        "label",
+        "passage",
+        "pk",
+        "status",
+        "title_html",
+        "topic_name",
+    ]
+
+    def __init__(self, values, headline, title_headline):
+        (pk, prefix, number, version, status, topic_name, title) = values[:7]
+        authors, year, source_identifier, citation_note, summary = values[7:12]
+        self.pk = pk
+        self.identifier = Identifier(prefix, number)
+        self.label = self.identifier.label(version)
+        self.status = status
+        self.topic_name = topic_name
+        self.citation = Citation(authors, year, source_identifier, citation_note)
+        self.passage = _passage(summary, headline)
+        self.title_html = _marked(title_headline or title)
+
+
+# What a result item shows of a document, in ``FoundDocument``'s order.
+FOUND_COLUMNS = (
+    "d.id, r.prefix, d.number, d.version, d.status, t.name, d.title, d.authors, "
+    "d.year, d.source_identifier, d.citation_note, d.summary"
+)
+FOUND_WIDTH = FOUND_COLUMNS.count(",") + 1
+
+
+def page_documents(ids, terms=None):
+    """The public documents among ``ids``, in that order, as
+    ``FoundDocument``s, with the summary's passage and the title marked for
+    ``terms`` (when given) for these rows only: one query, written out, as a
+    page of a search runs it for every search and its 50 rows are read as
+    plain values.
+
+    PostgreSQL marks them with ``ts_headline``; SQLite with FTS5's
+    ``snippet`` and ``highlight``, which mark only the terms of a MATCH, so a
+    search that only leaves words out has none there.
+    """
+    if not ids:
+        return []
+    table = Document._meta.db_table
+    passages, tables, where = "", "", ""
+    before, after = [], []
+    if terms and is_full_text():
+        passages = (
+            f", ts_headline('{CONFIG}', replace(replace(d.summary, '<', %s), "
+            "'>', %s), q, %s), "
+            f"ts_headline('{CONFIG}', replace(replace(d.title, '<', %s), "
+            "'>', %s), q, %s)"
+        )
+        before = [LT, GT, SUMMARY_HEADLINE, LT, GT, TITLE_HEADLINE]
+        tables = f", {TSQUERY}"
+        before.append(terms.websearch())
+    elif terms and terms.groups:
+        passages = ", " + ", ".join(sql for sql, _ in FTS5_PASSAGES.values())
+        before = [p for _, params in FTS5_PASSAGES.values() for p in params]
+        tables = ", document_fts"
+        where = " AND document_fts.rowid = d.id AND document_fts MATCH %s"
+        after = [terms.fts5()]
+    marks = ", ".join(["%s"] * len(ids))
+    statuses = ", ".join(["%s"] * len(PUBLIC_STATUSES))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {FOUND_COLUMNS}{passages} FROM {table} d "
+            f"JOIN {Registry._meta.db_table} r ON r.id = d.registry_id "
+            f"LEFT JOIN {Topic._meta.db_table} t ON t.id = d.topic_id{tables} "
+            f"WHERE d.id IN ({marks}) AND d.status IN ({statuses}){where}",
+            [*before, *ids, *PUBLIC_STATUSES, *after],
+        )
+        rows = cursor.fetchall()
+    found = {
+        row[0]: FoundDocument(row, *(row[FOUND_WIDTH:] or (None, None))) for row in rows
+    }
+    return [found[pk] for pk in ids if pk in found]
+
+
+# ts_headline's options (PostgreSQL) for the summary's passage and the title.
+SUMMARY_HEADLINE = (
+    f"StartSel='{START}', StopSel='{STOP}', "
+    f"MaxWords={PASSAGE_WORDS}, MinWords={PASSAGE_WORDS // 2}"
+)
+TITLE_HEADLINE = f"StartSel='{START}', StopSel='{STOP}', HighlightAll=true"
+
+
 # The summary's matching passage and the title, marked, from document_fts.
 FTS5_PASSAGES = {
     "headline": (
@@ -582,16 +712,6 @@ FTS5_PASSAGES = {
     ),
     "title_headline": ("highlight(document_fts, 1, %s, %s)", [START, STOP]),
 }
-
-
-def _headline(name, query, **options):
-    """``name``'s text with the query's words marked (PostgreSQL)."""
-    text = Replace(Replace(name, Value("<"), Value(LT)), Value(">"), Value(GT))
-    if "max_words" in options:
-        options["min_words"] = options["max_words"] // 2
-    return SearchHeadline(
-        text, query, config=CONFIG, start_sel=START, stop_sel=STOP, **options
-    )
 
 
 def _fts5_match(queryset, fts, terms, weights, order):
@@ -616,11 +736,10 @@ def _fts5_match(queryset, fts, terms, weights, order):
     ).order_by("rank", *order)
 
 
-def _passage(document):
-    """The summary's passage that matched, marked, with an ellipsis where it
-    starts or ends inside the summary; the summary's opening when none did."""
-    summary = document.summary
-    headline = getattr(document, "headline", None)
+def _passage(summary, headline):
+    """The summary's passage that matched (``headline``, marked), with an
+    ellipsis where it starts or ends inside the summary; the summary's opening
+    when none did."""
     if headline is None:
         return Truncator(summary).words(PASSAGE_WORDS, truncate="…")
     plain = _unmarked(headline).strip()

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from urllib.parse import urlencode
 
 from django.core.exceptions import BadRequest
-from django.db.models import Exists, OuterRef, Prefetch, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
@@ -286,8 +286,13 @@ def filter_words(filterset):
         words.append(f"from {first}")
     elif last:
         words.append(f"to {last}")
-    if chosen.get("tag"):
-        words.append("tagged " + ", ".join(tag.name for tag in chosen["tag"]))
+    tags = chosen.get("tag")
+    if isinstance(tags, QuerySet) and tags.query.is_empty():
+        # No tag chosen: the field's ``none()``, which asked whether it holds
+        # any would compile its query to find out.
+        tags = None
+    if tags:
+        words.append("tagged " + ", ".join(tag.name for tag in tags))
     return ", ".join(words)
 
 

@@ -519,6 +519,34 @@ def test_a_search_never_finds_a_drafts_own_author(client, record):
     assert soup.select(".people-results li") == []
 
 
+def test_a_search_lists_the_ten_closest_public_people_past_a_drafts_author(
+    client, editor
+):
+    givens = ["Bo", "Ann", "Beth", "Clara", "Daniel", "Eleanor", "Fernanda"]
+    givens += ["Gwendolyn", "Hildegarde", "Ingeborgine", "Jacquelinette"]
+    for number, given in enumerate(givens, start=1):
+        published(number, [name(given, "Liu")], topic=None, year=2020)
+    # The shortest name of all, and the first of its length: named by a draft
+    # alone.
+    draft = DocumentFactory.build(
+        registry=RegistryFactory(),
+        number=90,
+        topic=TopicFactory(),
+        year=2025,
+        author_list=[name("Al", "Liu")],
+        authors="Liu",
+    )
+    actions.documents.save_document(document=draft, user=editor)
+    assert Person.objects.filter(display_name="Al Liu").exists()
+
+    soup = soup_of(client.get(reverse("catalogue:search"), {"q": "liu"}))
+
+    assert soup.select_one("#people-results").get_text() == "People (the 10 closest)"
+    assert [a.get_text() for a in soup.select(".people-results a")] == [
+        f"{given} Liu" for given in givens[:10]
+    ]
+
+
 def test_a_persons_feed_holds_the_versions_of_their_public_documents(client, record):
     person = person_at(101)
 

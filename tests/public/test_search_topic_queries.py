@@ -6,8 +6,10 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
-from catalogue.models import Document, DocumentRow
-from tests.public.test_query_counts import fill
+from catalogue.models import DecisionRecord, Document, DocumentRow, Topic
+from tests.factories import DecisionLogFactory, DecisionRecordFactory
+from tests.html import soup_of
+from tests.public.test_query_counts import fill, fill_people
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +34,56 @@ def test_a_search_matching_every_document_costs_eight_queries(
     assert response.status_code == 200
     assert response.content.count(b'<li>\n        <p class="result-title">') == min(
         50, response.context["paginator"].count
+    )
+
+
+@pytest.mark.parametrize("n", [50, 600])
+def test_a_search_listing_people_decisions_topics_and_documents_costs_eight_queries(
+    client, django_assert_num_queries, n
+):
+    fill_people(n)
+    Document.objects.update(title="What Liu builds on")
+    Topic.objects.filter(slug="busy").update(name="Work of Liu")
+    DecisionRecordFactory(number=7, title="Liu's decision")
+    DecisionRecordFactory(number=7, twin=2, title="Liu's second decision")
+    DecisionRecordFactory(
+        log=DecisionLogFactory(name="Platform decisions"),
+        number=3,
+        title="Liu's layout",
+        status=DecisionRecord.Status.SUPERSEDED,
+    )
+    DecisionRecordFactory(number=8, title="Liu's draft", draft=True)
+    # The page's ids with the count, its documents with their passages, the
+    # decision records with their logs, the topics, the people named, and
+    # the filters' choices of registry, topic and tag: nothing a result.
+    with django_assert_num_queries(8):
+        response = client.get("/search/", {"q": "Liu", "status": "active"})
+
+    soup = soup_of(response)
+    # Each record's label, log, title and status, and its address (in any
+    # order here: their rank is another test's).
+    decisions = soup.select("#decision-results ~ ul li")
+    assert sorted((li.get_text(), li.a["href"]) for li in decisions) == [
+        (
+            "ADR-003 (Platform decisions): Liu's layout (superseded)",
+            "/decisions/platform-decisions/ADR-003/",
+        ),
+        ("ADR-007 (2): Liu's second decision (accepted)", "/decisions/ADR-007/2/"),
+        ("ADR-007: Liu's decision (accepted)", "/decisions/ADR-007/"),
+    ]
+    assert [a.get_text() for a in soup.select("#topic-results ~ ul a")] == [
+        "Work of Liu"
+    ]
+    assert [a.get_text() for a in soup.select(".people-results a")] == [
+        "Yang Liu",
+        "Yang Liu",
+    ]
+    active = Document.objects.public().filter(status=Document.Status.ACTIVE)
+    items = soup.select("ol.results > li")
+    assert len(items) == min(50, active.count())
+    assert all(
+        item.select_one(".result-title").get_text().endswith(": What Liu builds on")
+        for item in items
     )
 
 
