@@ -322,7 +322,11 @@ class DocumentWriter:
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
             lambda: link_documents(
-                documents, user=self.user, via=self.via, index=self.people
+                documents,
+                user=self.user,
+                via=self.via,
+                index=self.people,
+                new=action == LogEntry.Action.CREATE,
             )
         )
 
