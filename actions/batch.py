@@ -166,7 +166,7 @@ class DocumentWriter:
         self.user = user if getattr(user, "is_authenticated", False) else None
         self.via = via
         self.staging = Staging()
-        self._entry_fields = None
+        self.entries = AuditEntries(user=user, via=via)
         self.staging_batches = staged
         self.switch_seconds = 0.0
         # The people its batches link to, read once for the whole write.
@@ -322,7 +322,11 @@ class DocumentWriter:
         # People are linked once the rows are in the record, versions too.
         self.staging.then(
             lambda: link_documents(
-                documents, user=self.user, via=self.via, index=self.people
+                documents,
+                user=self.user,
+                via=self.via,
+                index=self.people,
+                new=action == LogEntry.Action.CREATE,
             )
         )
 
@@ -411,24 +415,48 @@ class DocumentWriter:
     def log_entry(self, instance, action, changes):
         """The audit entry a save would have logged (auditlog's log_create),
         unsaved, for one bulk insert; None when nothing changed."""
+        return self.entries.entry(instance, action, changes)
+
+
+class AuditEntries:
+    """The audit entries auditlog's receivers log as rows are saved, unsaved,
+    for one bulk insert: attributed to ``user`` and saying what made them
+    (``via``), as ``audited(user, via)`` has a save's entry say."""
+
+    def __init__(self, *, user=None, via=""):
+        self.user = user if getattr(user, "is_authenticated", False) else None
+        self.via = via
+        self._fields = None
+
+    def created(self, instances):
+        """The entries saving each of ``instances`` anew logs: every field it
+        set, from nothing to its value (``audit_diff``)."""
+        entries = (
+            self.entry(instance, LogEntry.Action.CREATE, audit_diff(None, instance))
+            for instance in instances
+        )
+        return [entry for entry in entries if entry]
+
+    def entry(self, instance, action, changes):
+        """The entry a save of ``instance`` logs; None when nothing changed."""
         if not changes:
             return None
-        # An entry's fields are those of the writer's first entry but for the
-        # row and the time it names: it is made from them, as unpickling
-        # makes an instance, without Model.__init__ again for each of the
-        # thousands of entries a bulk write logs.
+        # An entry's fields are those of the first entry but for the row and
+        # the time it names: it is made from them, as unpickling makes an
+        # instance, without Model.__init__ again for each of the thousands of
+        # entries a bulk write logs.
         cid = get_cid()
-        if self._entry_fields is None or self._entry_fields["cid"] != cid:
+        if self._fields is None or self._fields["cid"] != cid:
             fields = LogEntry(
                 actor=self.user,
                 actor_email=getattr(self.user, "email", None),
                 cid=cid,
                 additional_data={"via": self.via} if self.via else None,
             ).__dict__
-            self._entry_fields = {k: v for k, v in fields.items() if k != "_state"}
+            self._fields = {k: v for k, v in fields.items() if k != "_state"}
         entry = LogEntry.__new__(LogEntry)
         entry.__dict__.update(
-            self._entry_fields,
+            self._fields,
             content_type_id=_content_type_id(type(instance)),
             object_pk=str(instance.pk),
             object_id=instance.pk,

@@ -6,12 +6,15 @@ revision (with the records it will supersede) until a publisher publishes
 that too; a draft is edited in place.
 """
 
+from auditlog.models import LogEntry
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from actions import errata, pages, review, rows
+from actions.batch import AuditEntries
+from actions.staging import Staging
 from actions.steps import Step, audited, discard_held, publish_held, require, taking
 from catalogue.models import (
     OWN_LOG,
@@ -255,16 +258,31 @@ def save_imported(*, decisions, user, at, via=""):
             published_at__isnull=False,
         )
         before = {decision.pk: pages.before_change(decision) for decision in stored}
+        new = [decision for decision in decisions if decision.pk is None]
         for decision in decisions:
-            if decision.pk is None:
-                decision.published_at, decision.published_by = at, user
-            decision.save()
+            if decision.pk is not None:
+                decision.save()
+        for decision in new:
+            decision.published_at, decision.published_by = at, user
+            decision.render()
+        _insert_audited(DecisionRecord, new, user=user, via=via)
         write_references(decisions=decisions)
         pages.decisions_changed(
             [decision for decision in decisions if decision.is_public], before=before
         )
         rows.decisions_changed(decisions)
     return decisions
+
+
+def _insert_audited(model, instances, *, user, via):
+    """Insert the new rows ``instances`` at once, each with the audit entry
+    its save would log (in the caller's ``audited(user, via)``)."""
+    if not instances:
+        return
+    staging = Staging()
+    staging.insert(model, instances)
+    staging.insert(LogEntry, AuditEntries(user=user, via=via).created(instances))
+    staging.switch()
 
 
 def place_twins(*, places, user, via=""):
@@ -371,7 +389,11 @@ def keep_relations(*, saved=(), deleted=(), user, via=""):
         for relation in deleted:
             relation.delete()
         for relation in saved:
-            relation.save()
+            if relation.pk is not None:
+                relation.save()
+        _insert_audited(
+            DecisionRelation, [r for r in saved if r.pk is None], user=user, via=via
+        )
         # A relation shows on the pages of both its records.
         related = {r.source_id for r in [*deleted, *saved]}
         related |= {r.target_id for r in [*deleted, *saved]}

@@ -563,17 +563,20 @@ def _created_entries(objects, user, via):
     return entries
 
 
-def _list_venues(documents, venues):
+def _list_venues(documents, venues, *, new=False):
     """Give each of ``documents`` its known venue (``listed_venue``), read
     from its venue and citation as imports read them (``catalogue.venues``),
-    and keep it as its ``DocumentVenue``."""
+    and keep it as its ``DocumentVenue``. ``new``: the documents were just
+    written, with none yet."""
     by_name = {fold(venue.name): venue for venue in venues}
     by_name |= {fold(venue.full_name): venue for venue in venues if venue.full_name}
-    listed = dict(
-        DocumentVenue.objects.filter(document__in=documents).values_list(
-            "document", "venue"
+    listed = {}
+    if not new:
+        listed = dict(
+            DocumentVenue.objects.filter(document__in=documents).values_list(
+                "document", "venue"
+            )
         )
-    )
     gone, new = [], []
     for document in documents:
         venue = by_name.get(fold(document.venue)) if document.venue else None
@@ -592,14 +595,14 @@ def _list_venues(documents, venues):
     DocumentVenue.objects.bulk_create(new, batch_size=2000)
 
 
-def _link_chunk(documents, linker, venues):
+def _link_chunk(documents, linker, venues, *, new=False):
     """Link ``documents`` (read with their registry, topic and known venue)
-    through ``linker``; returns ``(people made, proposals)``."""
-    _list_venues(documents, venues)
+    through ``linker``; returns ``(people made, proposals)``. ``new``: the
+    documents were just written: none has a position or a venue linked yet."""
+    _list_venues(documents, venues, new=new)
     current = defaultdict(dict)
-    for authorship in Authorship.objects.filter(
-        document__in=documents, version__isnull=True
-    ):
+    positions = Authorship.objects.filter(document__in=documents, version__isnull=True)
+    for authorship in () if new else positions:
         current[authorship.document_id][authorship.position] = authorship
     unlinked = defaultdict(list)
     versions = DocumentVersion.objects.filter(document__in=documents).only(
@@ -650,12 +653,13 @@ def _unsaved(model, **values):
     return instance
 
 
-def link_documents(documents, *, user=None, via="", index=None):
+def link_documents(documents, *, user=None, via="", index=None, new=False):
     """Link the author positions of ``documents`` (and of their versions not
     linked yet) to people, and each to its known venue. Runs inside the
     caller's transaction, as part of the action that changed them; returns
     the proposals it made. ``index``: the people a bulk write has read for
-    its earlier batches, kept for the next."""
+    its earlier batches, kept for the next. ``new``: the documents were
+    just written (a bulk write's new rows), so none is linked yet."""
     pks = [document.pk for document in documents if document.pk]
     if not pks:
         return []
@@ -664,7 +668,9 @@ def link_documents(documents, *, user=None, via="", index=None):
         venues = list(Venue.objects.all())
         proposals = []
         for start in range(0, len(pks), CHUNK):
-            _, made = _link_chunk(_read(pks[start : start + CHUNK]), linker, venues)
+            _, made = _link_chunk(
+                _read(pks[start : start + CHUNK]), linker, venues, new=new
+            )
             proposals += made
         _forget_unnamed(linker.index, linker.released)
     return proposals

@@ -700,8 +700,8 @@ def main():
     record = None
     if args.record_rows:
         rows = min(args.record_rows, args.documents)
-        # The folder's records are saved one by one: at most a fifth of the
-        # rows, so that a small run (the guard's) stays small.
+        # A folder of at most a fifth of the rows, so that a small run (the
+        # guard's) stays small.
         record = into_record(args.documents, rows, min(args.folder_files, rows // 5))
         if args.only_record:
             ratios, lines = record_report(record)

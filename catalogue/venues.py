@@ -8,6 +8,7 @@ identifier is a preprint. Anything else is left unknown, for an editor or
 ``enrich_metadata`` to fill.
 """
 
+import functools
 import re
 
 from catalogue.citations import identifier_value
@@ -17,8 +18,10 @@ from catalogue.models import PublicationType
 YEAR = r"\s*(?:[‘’']\d{2}|\d{4})"
 
 
+@functools.lru_cache(maxsize=1024)
 def venue_mention(name):
-    """The pattern of ``name`` followed by its year, as a whole word."""
+    """The pattern of ``name`` followed by its year, as a whole word (made
+    once a name: an import reads every row's citation against every venue)."""
     return re.compile(rf"(?<![\w-]){re.escape(name)}{YEAR}(?![\w-])")
 
 
@@ -27,7 +30,8 @@ def named_venue(identifier, note, venues):
     ``Venue`` rows) a citation with ``identifier`` and ``note`` was published
     in, by its note's venue and year, else its DOI's prefix; ``(None, "")``
     when it names none."""
-    for venue in sorted(venues, key=lambda venue: -len(venue.name)):
+    # A venue is named with its year: an empty note names none.
+    for venue in sorted(venues, key=lambda venue: -len(venue.name)) if note else ():
         if match := venue_mention(venue.name).search(note):
             return venue, match[0].strip()
     doi = identifier_value(identifier, "DOI:").lower()

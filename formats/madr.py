@@ -1186,6 +1186,10 @@ def is_template_or_index(text):
 
 def image_sources(body):
     """The ``src`` of every image ``body`` shows, in order."""
+    # An image's Markdown opens with "![": a body without one shows none,
+    # and is not parsed again.
+    if "![" not in body:
+        return []
     sources = []
     for token in _images_parser.parse(body):
         for child in token.children or ():

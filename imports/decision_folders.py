@@ -485,9 +485,11 @@ def _write_relations(matches, existing, report, user, via):
         if key not in wanted and not kept & {key[0], key[2]}
     ]
     new = sorted(wanted - set(current))
+    # Each new relation names its records as read, for its audit entry.
+    records = {d.pk: d for d in [*existing, *(match.decision for match in matches)]}
     actions.decisions.keep_relations(
         saved=[
-            DecisionRelation(source_id=source, kind=kind, target_id=target)
+            DecisionRelation(source=records[source], kind=kind, target=records[target])
             for source, kind, target in new
         ],
         deleted=[relation for _, relation in gone],

@@ -15,7 +15,12 @@ from django.db.models import Count
 from django.utils.text import slugify
 
 from actions import filing
-from actions.batch import DocumentWrite, DocumentWriter, bulk_change
+from actions.batch import (
+    DocumentWrite,
+    DocumentWriter,
+    bulk_change,
+    collecting_cycles_later,
+)
 from catalogue.models import Document, Preface, Registry, Topic, Venue
 from catalogue.venues import read_venue
 from formats.problems import ImportRefused, Problem
@@ -88,7 +93,14 @@ def import_topic_text(parsed, *, source="", user=None):
     the text was imported.
 
     All or nothing: any problem raises ImportRefused and nothing is written.
+    The rows are checked, as they are written, without the cycle collector
+    (``collecting_cycles_later``).
     """
+    with collecting_cycles_later():
+        return _import_topic_text(parsed, source=source, user=user)
+
+
+def _import_topic_text(parsed, *, source, user):
     documents = _check_field_limits(parsed)
     report = ImportReport()
     # Version notes are read by readers, on the version pages; the audit trail

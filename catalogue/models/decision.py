@@ -274,19 +274,26 @@ class DecisionRecord(RecordTextChecked, models.Model):
         """Save, with the HTML of the Markdown saved rendered once, here: no
         reader's request renders it."""
         update_fields = kwargs.get("update_fields")
-        rendered = {
-            name: html
-            for name, html in RENDERED.items()
-            if update_fields is None or name in update_fields
-        }
-        for name, html in rendered.items():
-            setattr(self, html, RENDERERS[name](getattr(self, name)))
+        rendered = self.render(update_fields)
         if update_fields is not None:
-            kwargs["update_fields"] = [*update_fields, *rendered.values()]
+            kwargs["update_fields"] = [*update_fields, *rendered]
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse(self.url_name(), kwargs=self.url_kwargs())
+
+    def render(self, fields=None):
+        """Render the HTML of the Markdown ``fields`` (all of them if None), as
+        a save does (a bulk insert does it itself); returns the names of the
+        fields holding the HTML."""
+        rendered = [
+            (name, html)
+            for name, html in RENDERED.items()
+            if fields is None or name in fields
+        ]
+        for name, html in rendered:
+            setattr(self, html, RENDERERS[name](getattr(self, name)))
+        return [html for _, html in rendered]
 
     def url_name(self, page="decision-detail"):
         """The URL name of the record's ``page``: its log's own, unless it is

@@ -168,6 +168,14 @@ class Authorship(RecordTextChecked, models.Model):
         indexes = [
             models.Index(fields=["person", "document"], name="authorship_person"),
             models.Index(fields=["family"], name="authorship_family"),
+            # Linking reads the documents whose current positions name a
+            # family (``PeopleIndex.need``): from this index alone, where the
+            # family's index leads to every version's positions too.
+            models.Index(
+                fields=["family", "document"],
+                condition=Q(version__isnull=True),
+                name="authorship_current_family",
+            ),
         ]
 
     def __str__(self):
