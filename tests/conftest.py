@@ -83,18 +83,27 @@ SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.
 
 
 @pytest.fixture(scope="module")
-def module_seed(django_db_setup, django_db_blocker):
-    """The seed imported once for the module that asks for it, inside a
-    transaction rolled back after its last test; each test's own changes
-    (through ``db``) roll back to it, as to an empty record."""
+def module_db(django_db_setup, django_db_blocker):
+    """A transaction held open for the module that asks for it and rolled
+    back after its last test; yields a context manager under which a
+    module-scoped fixture writes what every test of the module starts from.
+    Each test's own changes (through ``db``) roll back to it, as to an empty
+    record. A module using it holds no transactional test: that test's
+    flush would run inside the held transaction."""
     with django_db_blocker.unblock():
         held = transaction.atomic()
         held.__enter__()
-        call_command("import_index", str(SEED), stdout=io.StringIO())
-    yield
+    yield django_db_blocker.unblock
     with django_db_blocker.unblock():
         transaction.set_rollback(True)
         held.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def module_seed(module_db):
+    """The seed imported once for the module that asks for it (``module_db``)."""
+    with module_db():
+        call_command("import_index", str(SEED), stdout=io.StringIO())
 
 
 @pytest.fixture
@@ -315,6 +324,18 @@ def public_record():
     """A small public record, as the desk makes one: a topic, LIT-004 and
     LIT-007 (which cites it and is tagged "memory"), both published, and a
     published decision record, ADR-026."""
+    return make_public_record()
+
+
+@pytest.fixture(scope="module")
+def module_public_record(module_db):
+    """``public_record`` made once for the module that asks for it
+    (``module_db``), for tests that only read it."""
+    with module_db():
+        return make_public_record()
+
+
+def make_public_record():
     topic = TopicFactory(name="Distributed optimization", slug="distributed")
     cited = DocumentFactory(
         number=4, topic=topic, title="Sublinear memory", published=True
