@@ -164,12 +164,6 @@ def page(browser):
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """Test users' passwords need no strength; PBKDF2 would cost seconds."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def related_model_dir(settings, tmp_path):
     """Each test keeps its related-work model in a directory of its own, never
     in the checkout's, which the tests running beside it share."""
@@ -224,8 +218,10 @@ def serving_settings(tmp_path_factory):
     the tests of related work turn that on where they test it. Readers' pages
     are not limited per address (a property test asks for hundreds in one
     test): the tests of the limits set them. No chore makes public dumps: the
-    dumps' tests ask for them."""
+    dumps' tests ask for them. Test users' passwords need no strength
+    (PBKDF2 would cost seconds), in a test or in a module's fixture."""
     with override_settings(
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
         JOBS_RELATED_QUEUE=f"{TEST_QUEUE}-related",
