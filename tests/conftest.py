@@ -1,4 +1,5 @@
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -163,11 +164,20 @@ def page(browser):
     context.close()
 
 
+@pytest.fixture(scope="session")
+def related_model_dirs(tmp_path_factory):
+    """A new, not yet made, directory under one of the run's at each ``next``:
+    numbered by a counter, not by pytest's ``tmp_path``, which lists every
+    test's directory made before to number each new one."""
+    folder = tmp_path_factory.mktemp("related-models")
+    return (folder / str(number) for number in itertools.count())
+
+
 @pytest.fixture(autouse=True)
-def related_model_dir(settings, tmp_path):
+def related_model_dir(settings, related_model_dirs):
     """Each test keeps its related-work model in a directory of its own, never
     in the checkout's, which the tests running beside it share."""
-    settings.RELATED_MODEL_DIR = tmp_path / "related-model"
+    settings.RELATED_MODEL_DIR = next(related_model_dirs)
     return settings.RELATED_MODEL_DIR
 
 
