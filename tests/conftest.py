@@ -1,4 +1,5 @@
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -83,18 +84,27 @@ SEED = Path(__file__).resolve().parent.parent / "seeds" / "000_173d26dda2e0601e.
 
 
 @pytest.fixture(scope="module")
-def module_seed(django_db_setup, django_db_blocker):
-    """The seed imported once for the module that asks for it, inside a
-    transaction rolled back after its last test; each test's own changes
-    (through ``db``) roll back to it, as to an empty record."""
+def module_db(django_db_setup, django_db_blocker):
+    """A transaction held open for the module that asks for it and rolled
+    back after its last test; yields a context manager under which a
+    module-scoped fixture writes what every test of the module starts from.
+    Each test's own changes (through ``db``) roll back to it, as to an empty
+    record. A module using it holds no transactional test: that test's
+    flush would run inside the held transaction."""
     with django_db_blocker.unblock():
         held = transaction.atomic()
         held.__enter__()
-        call_command("import_index", str(SEED), stdout=io.StringIO())
-    yield
+    yield django_db_blocker.unblock
     with django_db_blocker.unblock():
         transaction.set_rollback(True)
         held.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def module_seed(module_db):
+    """The seed imported once for the module that asks for it (``module_db``)."""
+    with module_db():
+        call_command("import_index", str(SEED), stdout=io.StringIO())
 
 
 @pytest.fixture
@@ -154,17 +164,20 @@ def page(browser):
     context.close()
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """Test users' passwords need no strength; PBKDF2 would cost seconds."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(scope="session")
+def related_model_dirs(tmp_path_factory):
+    """A new, not yet made, directory under one of the run's at each ``next``:
+    numbered by a counter, not by pytest's ``tmp_path``, which lists every
+    test's directory made before to number each new one."""
+    folder = tmp_path_factory.mktemp("related-models")
+    return (folder / str(number) for number in itertools.count())
 
 
 @pytest.fixture(autouse=True)
-def related_model_dir(settings, tmp_path):
+def related_model_dir(settings, related_model_dirs):
     """Each test keeps its related-work model in a directory of its own, never
     in the checkout's, which the tests running beside it share."""
-    settings.RELATED_MODEL_DIR = tmp_path / "related-model"
+    settings.RELATED_MODEL_DIR = next(related_model_dirs)
     return settings.RELATED_MODEL_DIR
 
 
@@ -215,8 +228,10 @@ def serving_settings(tmp_path_factory):
     the tests of related work turn that on where they test it. Readers' pages
     are not limited per address (a property test asks for hundreds in one
     test): the tests of the limits set them. No chore makes public dumps: the
-    dumps' tests ask for them."""
+    dumps' tests ask for them. Test users' passwords need no strength
+    (PBKDF2 would cost seconds), in a test or in a module's fixture."""
     with override_settings(
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
         SITE_URL="http://testserver",
         JOBS_QUEUE=TEST_QUEUE,
         JOBS_RELATED_QUEUE=f"{TEST_QUEUE}-related",
@@ -313,6 +328,18 @@ def public_record():
     """A small public record, as the desk makes one: a topic, LIT-004 and
     LIT-007 (which cites it and is tagged "memory"), both published, and a
     published decision record, ADR-026."""
+    return make_public_record()
+
+
+@pytest.fixture(scope="module")
+def module_public_record(module_db):
+    """``public_record`` made once for the module that asks for it
+    (``module_db``), for tests that only read it."""
+    with module_db():
+        return make_public_record()
+
+
+def make_public_record():
     topic = TopicFactory(name="Distributed optimization", slug="distributed")
     cited = DocumentFactory(
         number=4, topic=topic, title="Sublinear memory", published=True

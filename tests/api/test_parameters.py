@@ -10,6 +10,13 @@ import pytest
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture
+def public_record(module_public_record):
+    """The small public record, made once for the module: its tests only read."""
+    return module_public_record
+
+
 MAX_PAGE_SIZE = 200
 
 PROBLEM_MEMBERS = {"type", "title", "status", "detail"}

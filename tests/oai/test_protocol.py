@@ -7,7 +7,7 @@ from lxml import etree
 
 import actions.documents
 from catalogue.models import Document, Registry
-from tests.factories import DocumentFactory, TopicFactory
+from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.oai.oai import NS, ask, error_codes, headers, identifiers
 
 pytestmark = pytest.mark.django_db
@@ -15,11 +15,26 @@ pytestmark = pytest.mark.django_db
 HOST = "oai:anthology.invalid"
 
 
-@pytest.fixture
-def record(publisher, editor):
+@pytest.fixture(scope="module")
+def made_record(module_db):
     """LIT-004 with its full author list, filed and tagged; LIT-007 superseded
     by it; LIT-009 withdrawn; and what readers never see: a draft, a document
-    in review, a registry of drafts and LIT-004's pending revision."""
+    in review, a registry of drafts and LIT-004's pending revision: made once
+    for the module (``module_db``), each test's changes rolled back."""
+    with module_db():
+        make_record(UserFactory(publisher=True), UserFactory(editor=True))
+
+
+@pytest.fixture
+def record(made_record, db):
+    """The record, as each test finds it: LIT-004 and LIT-007 read afresh."""
+    return {
+        "memory": Document.objects.get(registry__prefix="LIT", number=4),
+        "older": Document.objects.get(registry__prefix="LIT", number=7),
+    }
+
+
+def make_record(publisher, editor):
     topic = TopicFactory(name="Distributed optimization", slug="distributed")
     memory = DocumentFactory(
         sublinear_memory=True,

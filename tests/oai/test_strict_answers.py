@@ -18,12 +18,19 @@ pytestmark = pytest.mark.django_db
 HOST = "oai:anthology.invalid"
 
 
+@pytest.fixture(scope="module")
+def made_record(module_db):
+    """LIT-004, filed, and LIT-009 withdrawn: records of both kinds, made once
+    for the module (``module_db``)."""
+    with module_db():
+        topic = TopicFactory(name="Distributed optimization", slug="distributed")
+        DocumentFactory(sublinear_memory=True, topic=topic, published=True)
+        DocumentFactory(number=9, topic=None, withdrawn=True)
+
+
 @pytest.fixture
-def record(publisher):
-    """LIT-004, filed, and LIT-009 withdrawn: records of both kinds."""
-    topic = TopicFactory(name="Distributed optimization", slug="distributed")
-    DocumentFactory(sublinear_memory=True, topic=topic, published=True)
-    DocumentFactory(number=9, topic=None, withdrawn=True)
+def record(made_record, db):
+    """The module's record, each test's changes rolled back to it."""
 
 
 def answer(client, arguments):

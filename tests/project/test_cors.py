@@ -11,6 +11,14 @@ from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture
+def public_record(module_public_record):
+    """The small public record, made once for the module: its tests only read
+    it (a token or a session a test makes is rolled back with it)."""
+    return module_public_record
+
+
 ORIGIN = {"Origin": "https://reader.example.net"}
 PREFLIGHT = {**ORIGIN, "Access-Control-Request-Method": "GET"}
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import transaction
 
 import actions.documents
-from catalogue.models import RelatedDocument
+from catalogue.models import Document, RelatedDocument
 from similarity import compute, store
 from similarity.corpus import public_entries
 from similarity.jobs import recompute_related
@@ -42,11 +42,26 @@ WORDS = [
 ]
 
 
-@pytest.fixture
-def record():
+@pytest.fixture(scope="module")
+def made_record(module_db):
     """Forty public documents of words drawn from one pool, on two topics,
     some tagged, some naming LIT-001, one naming the draft LIT-041, which
-    holds words of the pool only."""
+    holds words of the pool only: made once for the module (``module_db``),
+    each test's changes rolled back; their primary keys, in number order."""
+    with module_db():
+        documents, draft = make_record()
+        return [document.pk for document in documents], draft.pk
+
+
+@pytest.fixture
+def record(made_record, db):
+    """The forty documents and the draft, read afresh for each test."""
+    pks, draft = made_record
+    documents = Document.objects.in_bulk(pks)
+    return [documents[pk] for pk in pks], Document.objects.get(pk=draft)
+
+
+def make_record():
     rng = random.Random(3)
     topics = [
         TopicFactory(name="Systems", slug="systems"),
