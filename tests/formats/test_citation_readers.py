@@ -37,7 +37,15 @@ from formats.citations import family_first, one_line, render
 from tests.clients import citeproc as citeproc_js
 from tests.factories import DocumentFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.database(
+        "sqlite",
+        reason="the readers read what formats/ writes from documents alone; the "
+        "database only holds the fixtures (the exports' queries are tested on "
+        "both, in test_exports and test_export_citations)",
+    ),
+]
 
 SCHEMA = json.loads(
     (Path(__file__).parent / "schemas" / "csl-data.json").read_text(encoding="utf-8")
