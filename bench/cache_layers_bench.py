@@ -81,7 +81,7 @@ from django.db.models import Count, Q  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 import actions.documents  # noqa: E402
-from bench.pg_database import ensure_database, fill_sample  # noqa: E402
+from bench.pg_database import ensure_database, fill_sample, listing_page  # noqa: E402
 from bench.serving import (  # noqa: E402
     BROWSER,
     VARNISHD,
@@ -172,7 +172,11 @@ def freshness(documents, user, fast):
             for n, document in enumerate(documents):
                 pages = {
                     "document": document.get_absolute_url(),
-                    "topic": document.topic.get_absolute_url(),
+                    "topic": listing_page(
+                        document.topic.get_absolute_url(),
+                        Document.objects.public().filter(topic=document.topic),
+                        document,
+                    ),
                 }
                 seconds.append(fresh_after(document, user, n, pages))
     finally:

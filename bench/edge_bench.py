@@ -77,7 +77,7 @@ from django.db.models import Count, Q  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 import actions.documents  # noqa: E402
-from bench.pg_database import ensure_database, fill_sample  # noqa: E402
+from bench.pg_database import ensure_database, fill_sample, listing_page  # noqa: E402
 from bench.serving import (  # noqa: E402
     BROWSER,
     VARNISHD,
@@ -147,17 +147,6 @@ def warm_views(paths, views, access_log):
         conn.getresponse().read()
     time.sleep(1)  # gunicorn writes its log line after the response.
     return len(access_log.read_text().splitlines()) - before
-
-
-def listing_page(path, documents, document):
-    """The page at ``path`` whose table lists ``document``: a list shows its
-    ``documents`` in number order, ``ROWS_PER_PAGE`` a page."""
-    before = documents.filter(
-        Q(registry__prefix__lt=document.registry.prefix)
-        | Q(registry__prefix=document.registry.prefix, number__lt=document.number)
-    ).count()
-    page = before // ROWS_PER_PAGE + 1
-    return path if page == 1 else f"{path}?page={page}"
 
 
 def pages_showing(document):

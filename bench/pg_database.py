@@ -37,3 +37,18 @@ def fill_sample(documents):
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
     return Document.objects.count()
+
+
+def listing_page(path, documents, document):
+    """The page at ``path`` whose table lists ``document``: a list shows its
+    ``documents`` in number order, ``ROWS_PER_PAGE`` a page."""
+    from django.db.models import Q
+
+    from public.views import ROWS_PER_PAGE
+
+    before = documents.filter(
+        Q(registry__prefix__lt=document.registry.prefix)
+        | Q(registry__prefix=document.registry.prefix, number__lt=document.number)
+    ).count()
+    page = before // ROWS_PER_PAGE + 1
+    return path if page == 1 else f"{path}?page={page}"
