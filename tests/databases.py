@@ -4,7 +4,10 @@ pytest-xdist worker gets its own database without migrating one.
 A test marked ``database("sqlite", "postgresql", reason=…)`` runs only on the
 databases it names (Django's vendor names) and is left out, at collection, of
 a run on any other; a browser journey runs on SQLite unless it names its own,
-and so does a test that never reaches the database.
+and so does a test that never reaches the database. A module of what the web
+layer decides (``WEB_LAYER``) runs on SQLite alone; what the database decides
+(queries and their counts, search, ordering, locking, input the database may
+refuse) runs on both.
 A run says how many tests it left to another database.
 
 Under pytest-xdist the first worker that needs a database migrates a template
@@ -41,6 +44,20 @@ left_out = pytest.StashKey[int]()
 
 
 # Which tests run on which database.
+
+
+# What a module checking the web layer runs on: who may see and do what, the
+# forms, headers, templates and rendering. Its tests reach the record only
+# through the ORM's plain reads and writes, which every database serves alike;
+# a test in it that counts queries names both databases itself.
+WEB_LAYER = pytest.mark.database(
+    "sqlite",
+    reason="the web layer decides what this module checks (permissions, forms, "
+    "headers, templates, rendering), through plain ORM reads and writes",
+)
+BOTH = pytest.mark.database(
+    "sqlite", "postgresql", reason="counts the queries, which differ by database"
+)
 
 
 # What a test that never reaches the database runs on: pytest-django refuses

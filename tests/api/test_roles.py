@@ -7,9 +7,10 @@ from django.urls import URLPattern
 import actions.people
 import api.urls
 from catalogue.models import Authorship, DecisionRecord
+from tests.databases import WEB_LAYER
 from tests.factories import DecisionRecordFactory, factory_publisher
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 ROLES = ["anonymous", "staff", "editor", "publisher", "superuser"]
 

@@ -12,9 +12,10 @@ from hypothesis import settings as examples
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from anthology.wsgi import application
+from tests.databases import WEB_LAYER
 from tests.html import soup_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 @pytest.fixture

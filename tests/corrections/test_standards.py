@@ -4,11 +4,12 @@ opens and with its refusals, the private page, the 429 page."""
 import pytest
 from django.urls import reverse
 
+from tests.databases import WEB_LAYER
 from tests.factories import CorrectionFactory, DecisionRecordFactory, DocumentFactory
 from tests.html import form_data
 from tests.nu import nu_errors
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 @pytest.mark.java

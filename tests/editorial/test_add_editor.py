@@ -11,9 +11,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
+from tests.databases import WEB_LAYER
 from tests.pagecache.processes import ROOT, site_environment
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 PASSPHRASE = "a long passphrase"
 

@@ -6,9 +6,10 @@ from django.urls import reverse
 
 import actions.documents
 from catalogue.models import Document
+from tests.databases import BOTH, WEB_LAYER
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 def many_documents(n):
@@ -28,6 +29,7 @@ def many_documents(n):
     return documents
 
 
+@BOTH
 @pytest.mark.parametrize("n", [10, 1000])
 def test_the_desk_list_change_and_review_pages_cost_the_same_queries_at_any_size(
     admin_client, admin_user, django_assert_num_queries, n

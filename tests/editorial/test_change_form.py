@@ -6,10 +6,11 @@ from django.urls import reverse
 
 import actions.documents
 from catalogue.models import Document
+from tests.databases import WEB_LAYER
 from tests.factories import DocumentFactory, TopicFactory
 from tests.html import form_data
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 def change_url(document):

@@ -20,6 +20,7 @@ from django.urls import reverse
 
 import actions.corrections
 from catalogue.models import Correction
+from tests.databases import WEB_LAYER
 from tests.factories import DocumentFactory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +35,7 @@ MAIL_SETTINGS = [
     "EMAIL_TIMEOUT",
 ]
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 GUESTRIN = {"family": "Guestrin", "given": "Carlos"}
 

@@ -11,10 +11,11 @@ from django.urls import reverse
 
 from actions.people import edit_person, link_documents
 from catalogue.models import Document, Person, PersonAddress, PersonState
+from tests.databases import BOTH, WEB_LAYER
 from tests.factories import DocumentFactory, RegistryFactory, TopicFactory, UserFactory
 from tests.html import form_data, soup_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 PEOPLE = reverse("admin:catalogue_person_changelist")
 SAMYAM = {"family": "Rajbhandari", "given": "Samyam"}
@@ -148,6 +149,7 @@ def many_people(n):
     return documents
 
 
+@BOTH
 @pytest.mark.parametrize("n", [5, 50])
 def test_the_list_and_a_change_page_cost_the_same_queries_for_any_number(
     admin_client, django_assert_num_queries, n

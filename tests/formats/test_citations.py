@@ -10,9 +10,10 @@ from django.urls import reverse
 from catalogue.citations import author_names
 from catalogue.models import Document
 from formats.citations import latex, render
+from tests.databases import WEB_LAYER
 from tests.factories import DocumentFactory, TopicFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 def parse_bibtex(text):

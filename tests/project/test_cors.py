@@ -7,9 +7,10 @@ same-origin. A preflight is answered before the database is read."""
 import pytest
 
 from api.models import ApiToken
+from tests.databases import BOTH, WEB_LAYER
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 @pytest.fixture
@@ -91,6 +92,7 @@ def test_a_client_error_is_readable_from_another_origin(client, public_record, p
     assert cross_origin_headers(response) == READING
 
 
+@BOTH
 @pytest.mark.parametrize("path", ["/topics/distributed/feed/", "/LIT-004/cite.json"])
 def test_a_cached_answer_carries_the_cross_origin_headers(
     client, public_record, path, django_assert_num_queries
@@ -143,6 +145,7 @@ def test_a_session_never_crosses_origins(admin_client, public_record):
 @pytest.mark.parametrize(
     "path", ["/api/documents/", "/oai/", "/feed/", "/LIT-004/cite.bib"]
 )
+@BOTH
 def test_a_preflight_is_answered_without_the_database(
     client, path, django_assert_num_queries
 ):

@@ -13,7 +13,9 @@ from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 
-pytestmark = pytest.mark.django_db
+from tests.databases import WEB_LAYER
+
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 
 def call(method, path, query="", headers=None):

@@ -33,6 +33,7 @@ from editorial.backups import BACKUP_JOB
 from imports.backups import backup_storage
 from jobs.models import Job
 from similarity.jobs import CANDIDATES_JOB
+from tests.databases import WEB_LAYER
 from tests.factories import (
     DecisionRecordFactory,
     DocumentFactory,
@@ -40,7 +41,7 @@ from tests.factories import (
     make_known_venues,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 ROLES = ["staff", "editor", "publisher", "superuser"]
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
+from tests.databases import WEB_LAYER
 from tests.factories import PASSWORD, DocumentFactory, TopicFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 ROOT = Path(__file__).resolve().parents[2]
 

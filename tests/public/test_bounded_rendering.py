@@ -21,6 +21,7 @@ import actions.decisions
 from catalogue.markdown import MARKDOWN_MAX_CHARACTERS, render_markdown
 from catalogue.models import DecisionRecord
 from public.links import link_names_in_html, place_files
+from tests.databases import WEB_LAYER
 from tests.factories import (
     DecisionImageFactory,
     DecisionRecordFactory,
@@ -29,7 +30,7 @@ from tests.factories import (
 )
 from tests.public.test_query_counts import fill, public_pages
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 SIZE = 50_000
 

@@ -12,9 +12,10 @@ from signposting import (
 
 import actions
 from catalogue.models import Authorship, Document, Person
+from tests.databases import WEB_LAYER
 from tests.factories import DocumentFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 ORIGIN = "http://testserver"
 TYPES = {"https://schema.org/ScholarlyArticle", "https://schema.org/AboutPage"}

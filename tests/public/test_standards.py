@@ -15,6 +15,7 @@ import actions.people
 from actions import previews
 from catalogue.models import Document, Person, Topic
 from catalogue.references import write_references
+from tests.databases import WEB_LAYER
 from tests.factories import (
     DecisionLogFactory,
     DecisionRecordFactory,
@@ -24,7 +25,7 @@ from tests.factories import (
 from tests.feeds_rules import assert_valid_atom
 from tests.nu import nu_errors
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, WEB_LAYER]
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 ATOM = "{http://www.w3.org/2005/Atom}"
