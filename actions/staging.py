@@ -344,9 +344,9 @@ def inserted(model, fields, rows):
     ``model``'s table: on PostgreSQL by one COPY, which formats the rows
     without quoting each value into the text of a statement, elsewhere by
     ``bulk_create``. Nothing is converted: each value is the column's as it
-    is, and the table's own default gives the key. The COPY is a statement
-    of the query log and counted by ``noting_changes``, as the INSERT it
-    stands for would be; no rows, no statement."""
+    is, and the table's own default gives the key. The COPY is counted by
+    ``noting_changes`` as the INSERT it stands for would be (Django's
+    debug cursor puts it in the query log, once); no rows, no statement."""
     rows = list(rows)
     if not rows:
         return
@@ -360,11 +360,9 @@ def inserted(model, fields, rows):
     table = model._meta.db_table
     names = ", ".join(_quoted(field.column) for field in fields)
     sql = f"COPY {_quoted(table)} ({names}) FROM STDIN"
-    started = time.monotonic()
     with connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row(row)
-    _logged(sql, started)
     for wrapper in connection.execute_wrappers:
         if isinstance(changed := getattr(wrapper, "changed", None), ChangedRows):
             changed[table] = changed.get(table, 0) + len(rows)
