@@ -18,7 +18,9 @@ batch at a time, never the whole record (but for a restore).
 
 import copy
 import datetime
+import functools
 import gc
+import operator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -515,14 +517,35 @@ def audit_diff(old, new, fields_to_check=None):
         return model_instance_diff(
             old, new, fields_to_check=fields_to_check, use_json_for_changes=True
         )
+    if old is None:
+        return _created_diff(new, compared)
     diff = {}
-    for compared_field, read, default in compared:
-        before = default(compared_field) if old is None else read(old, compared_field)
-        after = read(new, compared_field)
+    for name, read, *_ in compared:
+        before, after = read(old), read(new)
         if before != after:
-            diff[compared_field.name] = (
+            diff[name] = (
                 before if is_primitive(before) else smart_str(before),
                 after if is_primitive(after) else smart_str(after),
+            )
+    return diff or None
+
+
+# The types ``is_primitive`` takes as they are, for a quick look before it.
+_PRIMITIVE = frozenset({type(None), bool, int, float, str, list, tuple, dict, set})
+
+
+def _created_diff(new, compared):
+    """``audit_diff(None, new)``: each field's value for no instance is the
+    same for every row, so its side of the change is written once a model."""
+    diff = {}
+    for name, read, no_value, no_value_written in compared:
+        after = read(new)
+        if after != no_value:
+            diff[name] = (
+                no_value_written,
+                after
+                if type(after) in _PRIMITIVE or is_primitive(after)
+                else smart_str(after),
             )
     return diff or None
 
@@ -531,8 +554,10 @@ _COMPARED = {}
 
 
 def _compared_fields(model, fields_to_check):
-    """``[(field, read, default)]`` as model_instance_diff compares them for
-    a new instance of ``model``; None where it masks a field."""
+    """``[(name, read, no_value, no_value_written)]``: the fields
+    model_instance_diff compares for ``model``, each with how it reads an
+    instance's value and its value for no instance, as read and as a change
+    writes it; None where it masks a field."""
     key = (model, fields_to_check)
     if key not in _COMPARED:
         from auditlog.diff import get_fields_in_model
@@ -553,36 +578,39 @@ def _compared_fields(model, fields_to_check):
             fields = [f for f in fields if f.name in registered["include_fields"]]
         if registered["exclude_fields"]:
             fields = [f for f in fields if f.name not in registered["exclude_fields"]]
-        _COMPARED[key] = [(field, *_reader(field)) for field in fields]
+        _COMPARED[key] = [
+            (field.name, _reader(field), no_value, _written(no_value))
+            for field in fields
+            # get_field_value looks a field's default up on the instance it
+            # is given: for no instance it finds none, whatever the field's
+            # default is.
+            for no_value in [get_field_value(None, field, True)]
+        ]
     return _COMPARED[key]
+
+
+def _written(value):
+    """A value as a change writes it (``model_instance_diff``)."""
+    return value if is_primitive(value) else smart_str(value)
 
 
 def _reader(field):
     """How ``get_field_value`` reads ``field`` (JSON changes), as a function of
-    (instance, field), and its value for no instance."""
+    the instance."""
     if isinstance(field, DateTimeField) and field.concrete:
-        read = _naive_utc
-    elif isinstance(field, JSONField) or not field.concrete:
-        read = _exact
-    elif field.many_to_one or field.one_to_one:
+        return functools.partial(_naive_utc, field=field)
+    if isinstance(field, JSONField) or not field.concrete:
+        return functools.partial(
+            get_field_value, field=field, use_json_for_changes=True
+        )
+    if field.many_to_one or field.one_to_one:
         attname = field.attname
 
-        def read(instance, field):
+        def read(instance):
             return smart_str(getattr(instance, attname), strings_only=True)
-    else:
-        name = field.name
 
-        def read(instance, field):
-            return getattr(instance, name)
-
-    # get_field_value looks a field's default up on the instance it is given:
-    # for no instance it finds none, whatever the field's default is.
-    no_value = get_field_value(None, field, True)
-    return read, lambda field: no_value
-
-
-def _exact(instance, field):
-    return get_field_value(instance, field, True)
+        return read
+    return operator.attrgetter(field.name)
 
 
 def _naive_utc(instance, field):

@@ -41,7 +41,7 @@ from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.base import ModelState
 from django.utils import timezone
 from django.utils.text import slugify
@@ -50,6 +50,7 @@ from actions import pages
 from actions.staging import Staging
 from actions.steps import _listening, audited, require
 from catalogue.identifiers import permanent_form
+from catalogue.lookups import AnyOf
 from catalogue.models import (
     Authorship,
     Document,
@@ -605,9 +606,9 @@ def _link_chunk(documents, linker, venues, *, new=False):
     for authorship in () if new else positions:
         current[authorship.document_id][authorship.position] = authorship
     unlinked = defaultdict(list)
-    versions = DocumentVersion.objects.filter(document__in=documents).only(
-        "document", "authors", "author_list"
-    )
+    versions = DocumentVersion.objects.filter(
+        AnyOf(F("document"), [document.pk for document in documents])
+    ).only("document", "authors", "author_list")
     for version in versions.exclude(authorships__isnull=False):
         unlinked[version.document_id].append(version)
     for document in documents:
@@ -632,7 +633,7 @@ READ_FIELDS = [
 
 def _read(pks):
     return list(
-        Document.objects.filter(pk__in=pks)
+        Document.objects.filter(AnyOf(F("pk"), pks))
         .select_related("registry", "topic")
         .only(*READ_FIELDS)
         .order_by("registry__prefix", "number")

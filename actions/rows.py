@@ -37,9 +37,11 @@ from collections import Counter
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F
 from django.utils.module_loading import import_string
 
+from actions import staging
+from catalogue.lookups import AnyOf
 from catalogue.models import (
     DecisionRelation,
     Document,
@@ -65,7 +67,9 @@ def documents_changed(pks):
     keys = set()
     for some in _batches(sorted(pks)):
         keys.update(
-            Document.objects.filter(Q(pk__in=some) | Q(superseded_by__in=some))
+            Document.objects.filter(
+                AnyOf(F("pk"), some) | AnyOf(F("superseded_by"), some)
+            )
             .order_by()
             .values_list("registry__prefix", "number")
         )
@@ -129,9 +133,9 @@ def _naming(keys):
     for prefix, some in numbers.items():
         for batch in _batches(sorted(some)):
             found.update(
-                RowName.objects.filter(prefix=prefix, number__in=batch).values_list(
-                    "document", flat=True
-                )
+                RowName.objects.filter(
+                    AnyOf(F("number"), batch), prefix=prefix
+                ).values_list("document", flat=True)
             )
     return found
 
@@ -148,27 +152,29 @@ def _build(pks, *, fresh=False):
             listed = Counter(listing for *_, listing in built.values())
             if not fresh:
                 listed.subtract(
-                    DocumentRow.objects.filter(document__in=batch).values_list(
+                    DocumentRow.objects.filter(AnyOf(F("document"), batch)).values_list(
                         "registry_id", "topic_id"
                     )
                 )
-                RowName.objects.filter(document__in=batch).delete()
-                DocumentRow.objects.filter(document__in=batch).delete()
-            DocumentRow.objects.bulk_create(
-                DocumentRow(
-                    document_id=pk,
-                    html=html,
-                    title=title,
-                    form=form,
-                    registry_id=registry,
-                    topic_id=topic,
-                )
-                for pk, (html, _, title, (registry, topic)) in built.items()
+                RowName.objects.filter(AnyOf(F("document"), batch)).delete()
+                DocumentRow.objects.filter(AnyOf(F("document"), batch)).delete()
+            # Copied in, on PostgreSQL: an import writes thousands of rows.
+            staging.inserted(
+                DocumentRow,
+                ["document", "html", "title", "form", "registry", "topic"],
+                (
+                    (pk, html, title, form, registry, topic)
+                    for pk, (html, _, title, (registry, topic)) in built.items()
+                ),
             )
-            RowName.objects.bulk_create(
-                RowName(document_id=pk, prefix=prefix, number=number)
-                for pk, (_, names, _, _) in built.items()
-                for prefix, number in names
+            staging.inserted(
+                RowName,
+                ["document", "prefix", "number"],
+                (
+                    (pk, prefix, number)
+                    for pk, (_, names, _, _) in built.items()
+                    for prefix, number in names
+                ),
             )
             _count(listed)
 

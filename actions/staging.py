@@ -322,7 +322,8 @@ class ChangedRows(dict):
 
 def noting_changes(changed):
     """An execute wrapper adding to ``changed`` (``ChangedRows``) the rows
-    each statement inserts, updates or deletes."""
+    each statement inserts, updates or deletes (and each ``inserted`` copies
+    in)."""
 
     def wrapper(execute, sql, params, many, context):
         result = execute(sql, params, many, context)
@@ -334,7 +335,37 @@ def noting_changes(changed):
                 changed[match[1]] = changed.get(match[1], 0) + max(cursor.rowcount, 0)
         return result
 
+    wrapper.changed = changed
     return wrapper
+
+
+def inserted(model, fields, rows):
+    """Insert ``rows`` (tuples of the values of ``fields``, by name) into
+    ``model``'s table: on PostgreSQL by one COPY, which formats the rows
+    without quoting each value into the text of a statement, elsewhere by
+    ``bulk_create``. Nothing is converted: each value is the column's as it
+    is, and the table's own default gives the key. The COPY is counted by
+    ``noting_changes`` as the INSERT it stands for would be (Django's
+    debug cursor puts it in the query log, once); no rows, no statement."""
+    rows = list(rows)
+    if not rows:
+        return
+    fields = [model._meta.get_field(name) for name in fields]
+    if connection.vendor != "postgresql":
+        attnames = [field.attname for field in fields]
+        model.objects.bulk_create(
+            model(**dict(zip(attnames, row, strict=True))) for row in rows
+        )
+        return
+    table = model._meta.db_table
+    names = ", ".join(_quoted(field.column) for field in fields)
+    sql = f"COPY {_quoted(table)} ({names}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
+    for wrapper in connection.execute_wrappers:
+        if isinstance(changed := getattr(wrapper, "changed", None), ChangedRows):
+            changed[table] = changed.get(table, 0) + len(rows)
 
 
 def analysed(changed):

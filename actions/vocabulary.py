@@ -19,6 +19,7 @@ from itertools import islice
 from django.db import connection, transaction
 from django.db.models import F
 
+from catalogue.lookups import AnyOf
 from catalogue.models import Document, DocumentWords, Word
 from catalogue.models.vocabulary import VOCABULARY_FIELDS, document_words
 
@@ -39,9 +40,11 @@ def refresh(pks):
 
 def _refresh(pks):
     counted = dict(
-        DocumentWords.objects.filter(document__in=pks).values_list("document", "words")
+        DocumentWords.objects.filter(AnyOf(F("document"), pks)).values_list(
+            "document", "words"
+        )
     )
-    now = dict(_public_words(Document.objects.filter(pk__in=pks)))
+    now = dict(_public_words(Document.objects.filter(AnyOf(F("pk"), pks))))
     change = Counter()
     kept = []
     for pk in pks:

@@ -8,16 +8,18 @@ writes nothing. Derived columns (``citation``, ``public_url``) are ignored.
 
 import copy
 import datetime
+import functools
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.encoding import force_str
 from import_export import resources
 from import_export.fields import Field
 from import_export.instance_loaders import BaseInstanceLoader
-from import_export.widgets import Widget
+from import_export.widgets import ManyToManyWidget, Widget
 from taggit.models import Tag
 
 from actions import filing
@@ -282,6 +284,26 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         self.user = None
         self.writer = None
         self.changed = ChangedRows()  # the rows the import writes, by table
+        self.defaults_checked = False  # a new row's unset fields were checked
+        self.import_fields = None  # get_import_fields(), found once
+        self.read_fields = None  # the fields a row's cells are read into
+
+    def get_import_fields(self):
+        """The fields a row is read into, found once an import rather than
+        once a row (and once a column compared)."""
+        if self.import_fields is None:
+            self.import_fields = super().get_import_fields()
+        return self.import_fields
+
+    @functools.cached_property
+    def unset_fields(self):
+        """The names of the document's fields no column sets."""
+        attributes = {field.attribute for field in self.get_import_fields()}
+        return {
+            field.name
+            for field in Document._meta.concrete_fields
+            if field.name not in attributes
+        }
 
     def get_diff_headers(self):
         return [field.column_name for field in self.get_import_fields()]
@@ -322,11 +344,7 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         """Read the row into the document; every problem raised by column."""
         content = instance.content() if instance.pk else None
         public_before = instance.pk and instance.is_public
-        errors = {}
-        try:
-            super().import_instance(instance, row, **kwargs)
-        except ValidationError as error:
-            errors = error.update_error_dict(errors)
+        errors = self._read_columns(instance, row, **kwargs)
         errors = self._read_unmodelled(instance, row, errors)
         if not instance.pk:
             # A new document starts as the add form starts one.
@@ -357,6 +375,36 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
             )
         if errors:
             raise ValidationError(errors)
+
+    def _read_columns(self, instance, row, **kwargs):
+        """What import-export's ``import_instance`` does, each column's value
+        cleaned by its field and set on the document, a column's ValueError
+        its problem; with the columns to read found once an import, not once
+        a row through ``import_field`` and ``Field.save``. Returns the
+        problems, by field."""
+        if self.read_fields is None:
+            self.read_fields = [
+                column
+                for column in self.get_import_fields()
+                if column.attribute
+                and not column.readonly
+                and "__" not in column.attribute
+                and not isinstance(column.widget, ManyToManyWidget)
+            ]
+        errors = {}
+        for column in self.read_fields:
+            if column.column_name not in row:
+                continue
+            try:
+                cleaned = column.clean(row, **kwargs)
+            except ValueError as error:
+                errors[column.attribute] = [
+                    ValidationError(force_str(error), code="invalid")
+                ]
+                continue
+            if cleaned is not None or column.saves_null_values:
+                setattr(instance, column.attribute, cleaned)
+        return errors
 
     def _number_new_row(self, instance, row):
         """A new row with neither identifier nor number is a new document,
@@ -447,10 +495,16 @@ class DocumentResource(ProgressMixin, resources.ModelResource):
         The search vector is the database's (migration 0004), never loaded.
         """
         errors = dict(import_validation_errors or {})
-        exclude = ["registry", "topic", "superseded_by", "tags", "search_vector"]
+        exclude = {"registry", "topic", "superseded_by", "tags", "search_vector"}
+        if instance.pk is None:
+            # A new document's fields no column sets hold the model's
+            # defaults, the same in every new row: checked in the first alone.
+            if self.defaults_checked:
+                exclude |= self.unset_fields
+            self.defaults_checked = True
         try:
             instance.full_clean(
-                exclude=[*errors, *exclude],
+                exclude={*errors, *exclude},
                 validate_unique=False,
                 validate_constraints=False,
             )

@@ -150,13 +150,26 @@ def _check_field_limits(parsed):
         (3, "", Registry(prefix=count.prefix, name=count.prefix), [])
         for count in parsed.counts
     )
+    # A row sets the fields of its columns and its version; every other field
+    # holds the model's default, the same in every row: it is checked in the
+    # first row alone.
+    untouched = [
+        field.name
+        for field in Document._meta.concrete_fields
+        if field.name not in {*ROW_COLUMNS, "version"}
+    ]
     checks.extend(
-        (row.line, None, document, ["registry", "topic", "number"])
-        for row, document in zip(parsed.rows, documents, strict=True)
+        (
+            row.line,
+            None,
+            document,
+            ["registry", "topic", "number", *(untouched if n else ())],
+        )
+        for n, (row, document) in enumerate(zip(parsed.rows, documents, strict=True))
     )
     for line, column, instance, exclude in checks:
         try:
-            instance.clean_fields(exclude=[*exclude, "slug"])
+            instance.clean_fields(exclude={*exclude, "slug"})
         except ValidationError as error:
             for name, messages in error.message_dict.items():
                 where = ROW_COLUMNS.get(name, name) if column is None else column

@@ -211,7 +211,7 @@ def built_rows(pks):
     rows, listings = {}, {}
     for pk, registry_id, topic_id, *values in (
         Document.objects.public()
-        .filter(pk__in=list(pks))
+        .filter(AnyOf(F("pk"), list(pks)))
         .values_list("pk", "registry_id", "topic_id", *TableRow.FIELDS)
     ):
         rows[pk] = TableRow(*values)
