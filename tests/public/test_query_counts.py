@@ -2,8 +2,9 @@
 
 Each page is asked for once, uncached, at 50 and at 2,000 documents; the
 counts were taken at 50 and are held at 2,000. The people and venue pages
-are asked for at 50 and 5,000 people, the busiest of them named by nearly
-every document.
+are asked for at 50 and 1,200 people, the busiest of them named by nearly
+every document: more than any page of people (500), of a person's documents
+(100) or of names read at once (1,000) holds.
 """
 
 import pytest
@@ -255,8 +256,8 @@ def people_pages():
     ]
 
 
-@pytest.mark.parametrize("n", [50, 5000])
-def test_every_page_of_people_and_venues_costs_the_same_queries_at_50_and_5000(
+@pytest.mark.parametrize("n", [50, 1200])
+def test_every_page_of_people_and_venues_costs_the_same_queries_at_50_and_1200(
     client, django_assert_num_queries, n
 ):
     busy = fill_people(n)
