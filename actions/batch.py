@@ -301,8 +301,10 @@ class DocumentWriter:
         # The pages of these documents alone: a new public document changes
         # its registry's total, printed on every topic page, and so does one
         # no longer public; a public one's tags, the public filters.
+        # Found for each batch, while it has the documents as they were read;
+        # expired with the other batches' (``_followed``).
         public = {document.pk for document in documents if document.is_public}
-        pages.documents_changed(
+        scopes, told = pages.documents_scopes(
             [(write.document, write.before) for write in writes],
             listing=any(
                 write.document.is_public
@@ -311,18 +313,27 @@ class DocumentWriter:
             )
             or any(entry.object_id in public for entry in retagged),
         )
-        self._follow_up(documents, new=new)
+        self._follow_up(documents, new=new, scopes=scopes, told=told)
 
-    def _follow_up(self, documents, *, new):
+    def _follow_up(self, documents, *, new, scopes, told):
         """Note ``documents``, just staged, for what follows their batch at
         the switch-over: the numbers issued, the public words, the stored
-        rows and the people linked. All the batches staged before one
-        switch-over are followed up together, once (``_followed``), as one
-        batch of them all would be."""
+        rows, the people linked and the pages expired (``scopes``, and the
+        documents ``told`` to ``RECORD_CHANGED``). All the batches staged
+        before one switch-over are followed up together, once
+        (``_followed``), as one batch of them all would be."""
         if self.following is None:
-            self.following = {"highest": {}, "new": [], "changed": []}
+            self.following = {
+                "highest": {},
+                "new": [],
+                "changed": [],
+                "scopes": set(),
+                "told": [],
+            }
             self.staging.then(self._followed)
         following = self.following
+        following["scopes"] |= scopes
+        following["told"] += told
         highest = following["highest"]
         for document in documents:
             registry = document.registry
@@ -347,6 +358,7 @@ class DocumentWriter:
                 index=self.people,
                 new=new,
             )
+        pages.expire_documents(following["scopes"], following["told"])
 
     def _write_tags(self, writes, *, new):
         """Set each document's tags to the names given, as the actions set them:
