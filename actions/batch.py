@@ -173,6 +173,9 @@ class DocumentWriter:
         self.switch_seconds = 0.0
         # The people its batches link to, read once for the whole write.
         self.people = PeopleIndex()
+        # What the batches staged since the last switch-over bring after
+        # them, done once for them all as it ends (``_follow_up``).
+        self.following = None
 
     @contextmanager
     def staged(self):
@@ -276,16 +279,7 @@ class DocumentWriter:
 
     def _complete(self, writes, *, action):
         documents = [write.document for write in writes]
-        highest = {}
-        for document in documents:
-            registry = document.registry
-            highest[registry] = max(highest.get(registry, 0), document.number)
-        for registry, number in highest.items():
-            self.staging.then(
-                lambda registry=registry, number=number: mark_issued(
-                    registry=registry, number=number
-                )
-            )
+        new = action == LogEntry.Action.CREATE
         if action != LogEntry.Action.CREATE:
             self.staging.delete(
                 Reference.objects.filter(document__in=[d.pk for d in documents])
@@ -300,15 +294,17 @@ class DocumentWriter:
             for write in writes
         ]
         tagged = [write for write in writes if write.tags is not None]
-        retagged = self._write_tags(tagged, new=action == LogEntry.Action.CREATE)
+        retagged = self._write_tags(tagged, new=new)
         entries += retagged
-        entries += self._write_versions(documents, new=action == LogEntry.Action.CREATE)
+        entries += self._write_versions(documents, new=new)
         self.staging.insert(LogEntry, [entry for entry in entries if entry])
         # The pages of these documents alone: a new public document changes
         # its registry's total, printed on every topic page, and so does one
         # no longer public; a public one's tags, the public filters.
+        # Found for each batch, while it has the documents as they were read;
+        # expired with the other batches' (``_followed``).
         public = {document.pk for document in documents if document.is_public}
-        pages.documents_changed(
+        scopes, told = pages.documents_scopes(
             [(write.document, write.before) for write in writes],
             listing=any(
                 write.document.is_public
@@ -317,20 +313,52 @@ class DocumentWriter:
             )
             or any(entry.object_id in public for entry in retagged),
         )
+        self._follow_up(documents, new=new, scopes=scopes, told=told)
+
+    def _follow_up(self, documents, *, new, scopes, told):
+        """Note ``documents``, just staged, for what follows their batch at
+        the switch-over: the numbers issued, the public words, the stored
+        rows, the people linked and the pages expired (``scopes``, and the
+        documents ``told`` to ``RECORD_CHANGED``). All the batches staged
+        before one switch-over are followed up together, once
+        (``_followed``), as one batch of them all would be."""
+        if self.following is None:
+            self.following = {
+                "highest": {},
+                "new": [],
+                "changed": [],
+                "scopes": set(),
+                "told": [],
+            }
+            self.staging.then(self._followed)
+        following = self.following
+        following["scopes"] |= scopes
+        following["told"] += told
+        highest = following["highest"]
+        for document in documents:
+            registry = document.registry
+            highest[registry] = max(highest.get(registry, 0), document.number)
+        following["new" if new else "changed"] += documents
+
+    def _followed(self):
+        following, self.following = self.following, None
+        pks = [document.pk for document in following["new"] + following["changed"]]
+        for registry, number in following["highest"].items():
+            mark_issued(registry=registry, number=number)
         # The public words are counted once the rows are in the record.
-        self.staging.then(lambda: vocabulary.refresh([d.pk for d in documents]))
+        vocabulary.refresh(pks)
         # The stored rows are built once the documents are in the record.
-        self.staging.then(lambda: rows.documents_changed(d.pk for d in documents))
+        rows.documents_changed(pks)
         # People are linked once the rows are in the record, versions too.
-        self.staging.then(
-            lambda: link_documents(
-                documents,
+        for new in (True, False):
+            link_documents(
+                following["new" if new else "changed"],
                 user=self.user,
                 via=self.via,
                 index=self.people,
-                new=action == LogEntry.Action.CREATE,
+                new=new,
             )
-        )
+        pages.expire_documents(following["scopes"], following["told"])
 
     def _write_tags(self, writes, *, new):
         """Set each document's tags to the names given, as the actions set them:

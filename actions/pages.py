@@ -103,17 +103,34 @@ def documents_changed(changes, *, listing=False):
 
     ``listing``: as for ``changed``.
     """
+    scopes, pks = documents_scopes(changes, listing=listing)
+    expire_documents(scopes, pks)
+
+
+def documents_scopes(changes, *, listing=False):
+    """``(scopes, pks)``: the pages ``documents_changed(changes, listing)``
+    expires, and the documents it tells ``RECORD_CHANGED`` of; for a bulk
+    write that expires the pages of all its batches at once
+    (``expire_documents``)."""
     changes = [
         (document, before)
         for document, before in changes
         if document.is_public or (before is not None and before.is_public)
     ]
     if not changes:
-        return
-    expire(
-        *import_string(settings.PAGE_CACHE_DOCUMENTS_SCOPES)(changes, listing=listing)
+        return set(), []
+    scopes = import_string(settings.PAGE_CACHE_DOCUMENTS_SCOPES)(
+        changes, listing=listing
     )
-    _tell_after_commit(*(document.pk for document, _ in changes))
+    return set(scopes), [document.pk for document, _ in changes]
+
+
+def expire_documents(scopes, pks):
+    """Expire ``scopes`` and tell ``RECORD_CHANGED`` of the documents ``pks``
+    (``documents_scopes``)."""
+    if pks:
+        expire(*scopes)
+        _tell_after_commit(*pks)
 
 
 def everything_changed(*, record=True):
