@@ -32,6 +32,8 @@ def document():
         topic=TopicFactory(name="Memory", slug="memory"),
         author_list=[{"family": "Chen", "given": "Tianqi"}],
         authors="Chen et al.",
+        # Not 2017, the year a correction below changes it to.
+        year=2016,
         published=True,
     )
 
