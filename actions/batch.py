@@ -260,7 +260,7 @@ class DocumentWriter:
         documents = [document for document, _ in changes]
         with transaction.atomic():
             self.staging.update(Document, documents, ["superseded_by"])
-            self.staging.insert(LogEntry, [entry for entry in entries if entry])
+            self.staging.append(LogEntry, [entry for entry in entries if entry])
             # The successor's page says what it supersedes, and so did the
             # former successor's.
             pages.documents_changed(list(zip(documents, befores, strict=True)))
@@ -297,7 +297,7 @@ class DocumentWriter:
         retagged = self._write_tags(tagged, new=new)
         entries += retagged
         entries += self._write_versions(documents, new=new)
-        self.staging.insert(LogEntry, [entry for entry in entries if entry])
+        self.staging.append(LogEntry, [entry for entry in entries if entry])
         # The pages of these documents alone: a new public document changes
         # its registry's total, printed on every topic page, and so does one
         # no longer public; a public one's tags, the public filters.

@@ -281,7 +281,7 @@ def _insert_audited(model, instances, *, user, via):
         return
     staging = Staging()
     staging.insert(model, instances)
-    staging.insert(LogEntry, AuditEntries(user=user, via=via).created(instances))
+    staging.append(LogEntry, AuditEntries(user=user, via=via).created(instances))
     staging.switch()
 
 

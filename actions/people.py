@@ -499,7 +499,7 @@ class Linker:
             for authorship, pk, reason in self.new_proposals
         ]
         staging.insert(PersonProposal, proposals)
-        staging.insert(
+        staging.append(
             LogEntry,
             _created_entries(self.new_people, self.user, self.via)
             + _created_entries(proposals, self.user, self.via),

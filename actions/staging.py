@@ -17,7 +17,9 @@ the switch-over runs only the bookkeeping.
 
 New rows take their primary keys from the table's own sequence as they are
 staged (one query a batch), so audit entries, versions and references can
-name them before they are written.
+name them before they are written. Rows that nothing staged names and that
+take no key ahead (audit entries) are copied straight into their table as
+they come (``append``): adding rows holds no lock another session waits on.
 
 ``analysed(changed)`` brings the planner's statistics up to date for the
 tables a bulk write changed by a sizable share (``bulk_change`` and the CSV
@@ -87,12 +89,12 @@ def _plain(field):
     )
 
 
-def _row_values(model, *, add):
-    """A function giving an instance's values for its columns, as an INSERT
-    (``add``) writes them, or as an UPDATE does."""
+def _row_values(model, *, add, columns=None):
+    """A function giving an instance's values for its columns (or
+    ``columns``), as an INSERT (``add``) writes them, or as an UPDATE does."""
     db = connections[DEFAULT_DB_ALIAS]
     getters = []
-    for field in _columns(model):
+    for field in _columns(model) if columns is None else columns:
         if _plain(field):
             getters.append(operator.attrgetter(field.attname))
         elif isinstance(field, models.DateTimeField):
@@ -184,6 +186,26 @@ class Staging:
             instance._state.adding = False
             instance._state.db = connection.alias
         return instances
+
+    def append(self, model, instances):
+        """Write new rows that no staged row names and that the write reads
+        back from nowhere (audit entries): on PostgreSQL, at once, by one
+        COPY into the record's table, whose sequence keys them (the
+        instances get no key); elsewhere by ``bulk_create``. They take no
+        staging table, no keys read first and no ``INSERT … SELECT``: adding
+        rows holds no lock another session waits on, and they commit or
+        roll back with the write. The COPY is counted by ``noting_changes``
+        as the INSERT it stands for would be."""
+        instances = list(instances)
+        if not instances:
+            return
+        if not self.postgresql:
+            model.objects.bulk_create(instances)
+            return
+        pk = model._meta.pk
+        columns = [field for field in _columns(model) if field is not pk]
+        row = _row_values(model, add=True, columns=columns)
+        _copied_in(model, columns, map(row, instances))
 
     def update(self, model, instances, fields):
         """Stage ``fields`` of existing rows to be written."""
@@ -357,15 +379,23 @@ def inserted(model, fields, rows):
             model(**dict(zip(attnames, row, strict=True))) for row in rows
         )
         return
+    _copied_in(model, fields, rows)
+
+
+def _copied_in(model, fields, rows):
+    """COPY ``rows`` (the values of ``fields``) into ``model``'s table,
+    counted by ``noting_changes`` as an INSERT of them."""
     table = model._meta.db_table
     names = ", ".join(_quoted(field.column) for field in fields)
     sql = f"COPY {_quoted(table)} ({names}) FROM STDIN"
+    copied = 0
     with connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row(row)
+            copied += 1
     for wrapper in connection.execute_wrappers:
         if isinstance(changed := getattr(wrapper, "changed", None), ChangedRows):
-            changed[table] = changed.get(table, 0) + len(rows)
+            changed[table] = changed.get(table, 0) + copied
 
 
 def analysed(changed):
