@@ -41,7 +41,7 @@ from auditlog.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, prefetch_related_objects
 from django.db.models.base import ModelState
 from django.utils import timezone
 from django.utils.text import slugify
@@ -640,6 +640,15 @@ def _read(pks):
     )
 
 
+def _in_order(documents):
+    """``documents`` with their registry and topic (one query each for all
+    not yet at hand), in the order ``_read`` reads them."""
+    prefetch_related_objects(documents, "registry", "topic")
+    return sorted(
+        documents, key=lambda document: (document.registry.prefix, document.number)
+    )
+
+
 def _unsaved(model, **values):
     """An unsaved ``model`` instance holding ``values`` (attribute names):
     made as unpickling makes one, without ``Model.__init__``, for the
@@ -660,18 +669,19 @@ def link_documents(documents, *, user=None, via="", index=None, new=False):
     caller's transaction, as part of the action that changed them; returns
     the proposals it made. ``index``: the people a bulk write has read for
     its earlier batches, kept for the next. ``new``: the documents were
-    just written (a bulk write's new rows), so none is linked yet."""
-    pks = [document.pk for document in documents if document.pk]
-    if not pks:
+    just written (a bulk write's new rows, as it holds them, every field
+    set), so none is linked yet and they are not read again."""
+    documents = [document for document in documents if document.pk]
+    if not documents:
         return []
     with transaction.atomic(), audited(user, via):
         linker = Linker(index, user=user, via=via)
         venues = list(Venue.objects.all())
         proposals = []
-        for start in range(0, len(pks), CHUNK):
-            _, made = _link_chunk(
-                _read(pks[start : start + CHUNK]), linker, venues, new=new
-            )
+        for start in range(0, len(documents), CHUNK):
+            chunk = documents[start : start + CHUNK]
+            chunk = _in_order(chunk) if new else _read([d.pk for d in chunk])
+            _, made = _link_chunk(chunk, linker, venues, new=new)
             proposals += made
         _forget_unnamed(linker.index, linker.released)
     return proposals
