@@ -137,15 +137,6 @@ def _quoted(name):
     return connection.ops.quote_name(name)
 
 
-def _logged(sql, started):
-    """A COPY is a statement like any other for the query log (and the tests
-    that count queries); Django logs only what goes through execute()."""
-    if connection.queries_logged:
-        connection.queries_log.append(
-            {"sql": sql, "time": f"{time.monotonic() - started:.3f}"}
-        )
-
-
 class Staging:
     """The rows a bulk write stages, and its switch-over (``switch``).
 
@@ -256,12 +247,10 @@ class Staging:
                     "WITH NO DATA"
                 )
                 self.staged_tables[key] = table
-            sql = f"COPY {_quoted(table)} ({names}) FROM STDIN"
-            started = time.monotonic()
-            with cursor.copy(sql) as copy:
+            # Django's debug cursor logs the COPY as it logs a statement.
+            with cursor.copy(f"COPY {_quoted(table)} ({names}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
-            _logged(sql, started)
 
     def switch(self):
         """Write everything staged into the record, one statement a table, in
