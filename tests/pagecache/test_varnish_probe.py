@@ -58,7 +58,7 @@ SHIPPED_INTERVAL = ".interval = 2s;"
 PROBE_INTERVAL = 0.5
 PROBES_TO_SICKEN = 5
 # Each attacker's searches: fresh nonsense, three words a query; the attack
-# lasts many of the probe's windows.
+# lasts several of the probe's windows.
 SEARCHES_EACH = 20
 
 
