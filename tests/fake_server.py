@@ -53,7 +53,11 @@ class FakeServer:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # ``close`` waits for the serving loop to see the shutdown, which it
+        # looks for once a poll: the default half second, per server closed.
+        threading.Thread(
+            target=self.server.serve_forever, args=(0.02,), daemon=True
+        ).start()
 
     def close(self):
         self.held.set()

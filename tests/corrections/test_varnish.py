@@ -36,14 +36,16 @@ FORM_PATH = "/LIT-219/correct/"
 SECRET = "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 
 
+@pytest.fixture(scope="module")
+def edge_env():
+    """The corrections' limits, low enough to reach."""
+    return {"CORRECTIONS_RATE": "3/hour", "CORRECTIONS_TOTAL_RATE": "5/hour"}
+
+
 @pytest.fixture
-def front(monkeypatch, request):
+def front(edge):
     """The edge, with the corrections' limits low enough to reach."""
-    monkeypatch.setenv("CORRECTIONS_RATE", "3/hour")
-    monkeypatch.setenv("CORRECTIONS_TOTAL_RATE", "5/hour")
-    edge = request.getfixturevalue("edge")
-    bind = edge["gunicorn"].args[edge["gunicorn"].args.index("--bind") + 1]
-    return {**edge, "site": int(bind.rsplit(":", 1)[1])}
+    return edge
 
 
 @pytest.fixture

@@ -64,7 +64,9 @@ class Forwarder(socketserver.ThreadingTCPServer):
                         thread.join(timeout=30)
 
         super().__init__(("127.0.0.1", port), Pipe)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        # ``shutdown`` waits for the loop to poll: a fiftieth of a second,
+        # not the default half.
+        threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True).start()
 
 
 def pipe(source, destination):

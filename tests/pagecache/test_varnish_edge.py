@@ -82,15 +82,22 @@ def ask(port, path, method="GET", headers=None, body=None):
         connection.close()
 
 
-@pytest.fixture
-def edge(static_root, tmp_path):
-    """gunicorn with HTTPS=1 and BEHIND_PROXY=1 behind varnishd, which has a
-    plain listen address and one named "https" (where a TLS terminator would
-    connect), and the shipped probe."""
+@pytest.fixture(scope="module")
+def edge_env():
+    """What the module's site is started with beyond the edge's own settings."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def edge_site(static_root, tmp_path_factory, django_db_setup, edge_env):
+    """The ports, the shipped probe's VCL, the settings and the health
+    listener `make serve` starts beside the web workers, once for the module:
+    the listener renders no page and keeps nothing between requests, so one
+    serves every test, while ``edge`` starts gunicorn and varnishd afresh."""
     from django.db import connection
 
     db = connection.settings_dict
-    prefix = f"{RUN_PREFIX}-edge-{tmp_path.name}"
+    folder = tmp_path_factory.mktemp("edge")
     site, health, plain, https, admin = (free_port() for _ in range(5))
     probe = (
         (VARNISH / "backend.vcl")
@@ -99,23 +106,10 @@ def edge(static_root, tmp_path):
         .replace('"8001"', f'"{health}"')
     )
     assert f'"{site}"' in probe and f'"{health}"' in probe
-    (tmp_path / "backend.vcl").write_text(probe)
-    secret = tmp_path / "secret"
+    (folder / "backend.vcl").write_text(probe)
+    secret = folder / "secret"
     secret.write_text(secrets.token_hex(16))
-    varnishd = require_varnishd()
-    varnish = subprocess.Popen(
-        [
-            *(varnishd, "-F", "-a", f"127.0.0.1:{plain}"),
-            *("-a", f"https=127.0.0.1:{https}"),
-            *("-n", str(tmp_path / "v")),
-            *("-f", str(VARNISH / "anthology.vcl")),
-            *("-p", f"vcl_path={tmp_path}:{VARNISH}"),
-            *("-s", "malloc,64m", "-j", "none"),
-            *("-T", f"127.0.0.1:{admin}", "-S", str(secret)),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    prefix = f"{RUN_PREFIX}-edge-{folder.name}"
     env = {
         **os.environ,
         "DATABASE_URL": (
@@ -133,18 +127,8 @@ def edge(static_root, tmp_path):
         "ALLOWED_HOSTS": "127.0.0.1",
         "STATIC_ROOT": str(static_root),
         "VARNISH_URL": f"http://127.0.0.1:{plain}",
+        **edge_env,
     }
-    gunicorn = subprocess.Popen(
-        [
-            *(str(Path(sys.executable).parent / "gunicorn"), "anthology.wsgi"),
-            *("--bind", f"127.0.0.1:{site}", "--workers", "1", "--timeout", "60"),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    # The health listener, as `make serve` starts it beside the web workers.
     listener = subprocess.Popen(
         [
             *(str(Path(sys.executable).parent / "gunicorn"), "anthology.health_wsgi"),
@@ -152,6 +136,60 @@ def edge(static_root, tmp_path):
         ],
         cwd=ROOT,
         env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        until(lambda: answers(health), "the health listener answering")
+        yield {
+            "folder": folder,
+            "env": env,
+            "site": site,
+            "plain": plain,
+            "https": https,
+            "admin": admin,
+            "secret": secret,
+        }
+    finally:
+        listener.terminate()
+        listener.wait(timeout=20)
+        delete_keys(prefix)
+
+
+def delete_keys(prefix):
+    keys = list(redis_client().scan_iter(f"{prefix}:*"))
+    if keys:
+        redis_client().delete(*keys)
+
+
+@pytest.fixture
+def edge(edge_site, tmp_path):
+    """gunicorn with HTTPS=1 and BEHIND_PROXY=1 behind varnishd, which has a
+    plain listen address and one named "https" (where a TLS terminator would
+    connect), and the shipped probe, asking the module's health listener."""
+    site, plain, admin = edge_site["site"], edge_site["plain"], edge_site["admin"]
+    secret = edge_site["secret"]
+    prefix = f"{RUN_PREFIX}-edge-{tmp_path.name}"
+    varnish = subprocess.Popen(
+        [
+            *(require_varnishd(), "-F", "-a", f"127.0.0.1:{plain}"),
+            *("-a", f"https=127.0.0.1:{edge_site['https']}"),
+            *("-n", str(tmp_path / "v")),
+            *("-f", str(VARNISH / "anthology.vcl")),
+            *("-p", f"vcl_path={edge_site['folder']}:{VARNISH}"),
+            *("-s", "malloc,64m", "-j", "none"),
+            *("-T", f"127.0.0.1:{admin}", "-S", str(secret)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    gunicorn = subprocess.Popen(
+        [
+            *(str(Path(sys.executable).parent / "gunicorn"), "anthology.wsgi"),
+            *("--bind", f"127.0.0.1:{site}", "--workers", "1", "--timeout", "60"),
+        ],
+        cwd=ROOT,
+        env={**edge_site["env"], "CACHE_KEY_PREFIX": prefix, "JOBS_QUEUE": prefix},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -172,22 +210,20 @@ def edge(static_root, tmp_path):
 
     try:
         until(lambda: answers(site), "gunicorn answering")
-        until(lambda: answers(health), "the health listener answering")
         until(lambda: listens(plain), "varnishd listening")
         yield {
             "plain": plain,
-            "https": https,
+            "https": edge_site["https"],
+            "site": site,
             "gunicorn": gunicorn,
             "backend_health": backend_health,
         }
     finally:
-        for process in gunicorn, listener, varnish:
+        for process in gunicorn, varnish:
             process.terminate()
-        for process in gunicorn, listener, varnish:
+        for process in gunicorn, varnish:
             process.wait(timeout=20)
-        keys = list(redis_client().scan_iter(f"{prefix}:*"))
-        if keys:
-            redis_client().delete(*keys)
+        delete_keys(prefix)
 
 
 def test_the_shipped_probe_finds_a_site_under_https_healthy(edge):

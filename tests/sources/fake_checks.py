@@ -192,7 +192,11 @@ class FakeChecks:
         self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # Closing waits for the serving loop to see the shutdown, which it
+        # looks for once a poll: the default half second, per server closed.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, args=(0.02,), daemon=True
+        )
 
     def asked(self, prefix):
         """The requests whose path starts with ``prefix``."""
