@@ -203,12 +203,14 @@ def test_an_already_withdrawn_document_is_not_proposed_a_withdrawal(sources):
 
 def test_arxiv_answers_that_fail_a_batch_leave_the_others_checked(sources, settings):
     settings.SOURCES_ARXIV_BATCH = 2
-    # One batch a row: omitted id; error feed naming one id; malformed feed.
-    public(source_identifier="ARXIV-9999.00001v1")
+    # One batch a row (documents are asked in the order they were made):
+    # omitted id; error feed naming one id; malformed feed. Every number is
+    # given: the factory's next one could be one of these.
+    public(number=1, source_identifier="ARXIV-9999.00001v1")
     public(number=26, source_identifier="ARXIV-2403.00026v2")
-    public(source_identifier="ARXIV-cond-mat/0000000")
+    public(number=2, source_identifier="ARXIV-cond-mat/0000000")
     public(number=41, source_identifier="ARXIV-2404.01234v1")
-    public(source_identifier="ARXIV-1111.11111v1")
+    public(number=3, source_identifier="ARXIV-1111.11111v1")
     public(number=42, source_identifier="ARXIV-2406.07777v1")
 
     report = check_sources(only=["arxiv"], clock=VirtualClock())
