@@ -183,11 +183,13 @@ sub vcl_backend_response {
         # Not vouched for by the site's page cache: never kept. A cacheable
         # answer later replaces this hit-for-miss marker. A redirect or a
         # client error (another spelling of a query, a page of nothing)
-        # leaves no marker at all: each spelling would be an object.
+        # leaves no marker at all, not even for a grace: each spelling would
+        # be an object.
         set beresp.uncacheable = true;
         set beresp.ttl = 10s;
         if (beresp.status >= 300 && beresp.status < 500) {
             set beresp.ttl = 0s;
+            set beresp.grace = 0s;
         }
         return (deliver);
     }

@@ -14,7 +14,7 @@ import pytest
 
 from tests.api.conftest import make_token
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
-from tests.pagecache.test_varnish import eventually, pytestmark, varnished, warm
+from tests.pagecache.test_varnish import pytestmark, varnished, warm
 from tests.tools import redis_client
 
 __all__ = ["pytestmark", "varnished"]
@@ -87,7 +87,7 @@ def test_every_spelling_of_a_query_is_redirected_to_the_one_copy(topic_page):
 
     assert {status for status, _, _ in answers} == {301}
     assert {headers["Location"] for _, headers, _ in answers} == {f"{TOPIC}?page=1"}
-    assert eventually(lambda: objects(topic_page) == before)
+    assert objects(topic_page) == before
     assert redis_keys(topic_page) == keys
 
 
