@@ -296,7 +296,8 @@ class DocumentWriter:
         tagged = [write for write in writes if write.tags is not None]
         retagged = self._write_tags(tagged, new=new)
         entries += retagged
-        entries += self._write_versions(documents, new=new)
+        versions, written = self._write_versions(documents, new=new)
+        entries += written
         self.staging.append(LogEntry, [entry for entry in entries if entry])
         # The pages of these documents alone: a new public document changes
         # its registry's total, printed on every topic page, and so does one
@@ -313,19 +314,21 @@ class DocumentWriter:
             )
             or any(entry.object_id in public for entry in retagged),
         )
-        self._follow_up(documents, new=new, scopes=scopes, told=told)
+        self._follow_up(documents, new=new, versions=versions, scopes=scopes, told=told)
 
-    def _follow_up(self, documents, *, new, scopes, told):
+    def _follow_up(self, documents, *, new, versions, scopes, told):
         """Note ``documents``, just staged, for what follows their batch at
         the switch-over: the numbers issued, the public words, the stored
-        rows, the people linked and the pages expired (``scopes``, and the
-        documents ``told`` to ``RECORD_CHANGED``). All the batches staged
-        before one switch-over are followed up together, once
-        (``_followed``), as one batch of them all would be."""
+        rows, the people linked (new documents with their ``versions``, as
+        staged) and the pages expired (``scopes``, and the documents ``told``
+        to ``RECORD_CHANGED``). All the batches staged before one switch-over
+        are followed up together, once (``_followed``), as one batch of them
+        all would be."""
         if self.following is None:
             self.following = {
                 "highest": {},
                 "new": [],
+                "new_versions": [],
                 "changed": [],
                 "scopes": set(),
                 "told": [],
@@ -339,6 +342,8 @@ class DocumentWriter:
             registry = document.registry
             highest[registry] = max(highest.get(registry, 0), document.number)
         following["new" if new else "changed"] += documents
+        if new:
+            following["new_versions"] += versions
 
     def _followed(self):
         following, self.following = self.following, None
@@ -350,14 +355,17 @@ class DocumentWriter:
         # The stored rows are built once the documents are in the record.
         rows.documents_changed(pks)
         # People are linked once the rows are in the record, versions too.
-        for new in (True, False):
-            link_documents(
-                following["new" if new else "changed"],
-                user=self.user,
-                via=self.via,
-                index=self.people,
-                new=new,
-            )
+        link_documents(
+            following["new"],
+            user=self.user,
+            via=self.via,
+            index=self.people,
+            new=True,
+            versions=following["new_versions"],
+        )
+        link_documents(
+            following["changed"], user=self.user, via=self.via, index=self.people
+        )
         pages.expire_documents(following["scopes"], following["told"])
 
     def _write_tags(self, writes, *, new):
@@ -396,7 +404,7 @@ class DocumentWriter:
 
     def _write_versions(self, documents, *, new):
         """A version row for each public document that has none for its
-        version. Returns the audit entries."""
+        version. Returns the versions and their audit entries."""
         public = [document for document in documents if document.is_public]
         existing = set()
         if public and not new:
@@ -421,7 +429,7 @@ class DocumentWriter:
                 if (document.pk, number) not in existing
             ),
         )
-        return [
+        return versions, [
             self.log_entry(
                 version,
                 LogEntry.Action.CREATE,

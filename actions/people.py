@@ -596,21 +596,25 @@ def _list_venues(documents, venues, *, new=False):
     DocumentVenue.objects.bulk_create(new, batch_size=2000)
 
 
-def _link_chunk(documents, linker, venues, *, new=False):
+def _link_chunk(documents, linker, venues, *, new=False, versions=None):
     """Link ``documents`` (read with their registry, topic and known venue)
     through ``linker``; returns ``(people made, proposals)``. ``new``: the
-    documents were just written: none has a position or a venue linked yet."""
+    documents were just written: none has a position or a venue linked yet.
+    ``versions``: their versions with no positions linked, by document, as
+    written with them; None: read here."""
     _list_venues(documents, venues, new=new)
     current = defaultdict(dict)
     positions = Authorship.objects.filter(document__in=documents, version__isnull=True)
     for authorship in () if new else positions:
         current[authorship.document_id][authorship.position] = authorship
-    unlinked = defaultdict(list)
-    versions = DocumentVersion.objects.filter(
-        AnyOf(F("document"), [document.pk for document in documents])
-    ).only("document", "authors", "author_list")
-    for version in versions.exclude(authorships__isnull=False):
-        unlinked[version.document_id].append(version)
+    unlinked = versions
+    if unlinked is None:
+        unlinked = defaultdict(list)
+        read = DocumentVersion.objects.filter(
+            AnyOf(F("document"), [document.pk for document in documents])
+        ).only("document", "authors", "author_list")
+        for version in read.exclude(authorships__isnull=False):
+            unlinked[version.document_id].append(version)
     for document in documents:
         linker.link(
             document, unlinked.get(document.pk, ()), current.get(document.pk, {})
@@ -663,17 +667,25 @@ def _unsaved(model, **values):
     return instance
 
 
-def link_documents(documents, *, user=None, via="", index=None, new=False):
+def link_documents(
+    documents, *, user=None, via="", index=None, new=False, versions=None
+):
     """Link the author positions of ``documents`` (and of their versions not
     linked yet) to people, and each to its known venue. Runs inside the
     caller's transaction, as part of the action that changed them; returns
     the proposals it made. ``index``: the people a bulk write has read for
     its earlier batches, kept for the next. ``new``: the documents were
     just written (a bulk write's new rows, as it holds them, every field
-    set), so none is linked yet and they are not read again."""
+    set), so none is linked yet and they are not read again; nor are their
+    ``versions``, when given: every version written with them."""
     documents = [document for document in documents if document.pk]
     if not documents:
         return []
+    by_document = None
+    if new and versions is not None:
+        by_document = defaultdict(list)
+        for version in versions:
+            by_document[version.document_id].append(version)
     with transaction.atomic(), audited(user, via):
         linker = Linker(index, user=user, via=via)
         venues = list(Venue.objects.all())
@@ -681,7 +693,7 @@ def link_documents(documents, *, user=None, via="", index=None, new=False):
         for start in range(0, len(documents), CHUNK):
             chunk = documents[start : start + CHUNK]
             chunk = _in_order(chunk) if new else _read([d.pk for d in chunk])
-            _, made = _link_chunk(chunk, linker, venues, new=new)
+            _, made = _link_chunk(chunk, linker, venues, new=new, versions=by_document)
             proposals += made
         _forget_unnamed(linker.index, linker.released)
     return proposals
