@@ -503,6 +503,13 @@ JOBS_IN_PROCESS = env.read("JOBS_IN_PROCESS", default=not REDIS_URL)
 # A job is queued once the transaction that made its row commits, so a worker
 # never looks for a job the database does not hold yet.
 RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
+# The modules a worker on each queue imports as it starts, before it forks a
+# process for each job: related work's numeric libraries (NumPy, SciPy,
+# scikit-learn), which no web process or command imports, and no job then
+# imports again.
+JOBS_WORKER_IMPORTS = {
+    JOBS_RELATED_QUEUE: ["similarity.compute", "similarity.store", "similarity.corpus"]
+}
 # How often a worker running a job says so; three missed, and the job is given
 # up as failed whatever host ran it (jobs/worker.py).
 JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")

@@ -26,6 +26,7 @@ see it listening.
 """
 
 import contextlib
+import importlib
 import logging
 import os
 
@@ -74,6 +75,10 @@ class Worker(RQWorker):
         super().__init__(*args, **kwargs)
         # Whether Redis failed since the worker last registered itself.
         self.lost_redis = False
+        # Imported once here, and inherited by each job's forked process.
+        for queue in self.queue_names():
+            for module in settings.JOBS_WORKER_IMPORTS.get(queue, ()):
+                importlib.import_module(module)
 
     def _outage(self, doing, error):
         if not self.lost_redis:

@@ -15,8 +15,6 @@ from django.conf import settings
 from actions.related import store_candidates, store_related
 from catalogue.models import CandidateTopic, RelatedDocument
 from jobs import runner
-from similarity import compute, store
-from similarity.corpus import public_entries
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +101,9 @@ def affected(model, pks):
 def recompute_related(*, documents=None):
     """Recompute and store the related work of ``documents`` (pks) and of the
     documents ``affected`` by them; of every document when None."""
+    from similarity import compute, store
+    from similarity.corpus import public_entries
+
     model = None if documents is None else store.updated(documents)
     if model is None:
         since = store.mark()
@@ -134,6 +135,9 @@ def recompute_related(*, documents=None):
 
 def recompute_candidates():
     """Recompute the candidate topics, reporting progress in three steps."""
+    from similarity import compute
+    from similarity.corpus import public_entries
+
     entries = public_entries()
     runner.progress(0, 3)
     model = compute.build(entries)

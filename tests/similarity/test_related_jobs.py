@@ -19,7 +19,9 @@ from jobs import queue, runner
 from jobs.models import Job
 from similarity.jobs import RELATED_JOB
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
+from tests.pagecache.processes import in_a_new_process
 from tests.similarity.test_related import PIPELINE
+from tests.tools import RUN_PREFIX, TEST_REDIS_URL, require_redis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -228,3 +230,43 @@ def test_recompute_related_runs_the_recomputation_a_command_left_waiting(
     assert out.getvalue() == f"{job.summary}\n"
     assert RelatedDocument.objects.filter(document=second).exists()
     assert not RelatedDocument.objects.filter(related=first).exists()
+
+
+NUMERIC = ("numpy", "scipy", "sklearn")
+
+
+@pytest.mark.redis
+def test_the_site_starts_without_the_numeric_libraries_and_a_related_worker_with_them():
+    """A web process (the WSGI application, every admin module and URL) and a
+    worker on the jobs' queue start without NumPy, SciPy or scikit-learn; a
+    worker on the related-work queue imports them before it forks a job."""
+    require_redis()
+    answer, finished = in_a_new_process(
+        f"""
+        import json, sys
+        from django.conf import settings
+        from django.urls import resolve
+        from redis import Redis
+        from rq import Queue
+        import anthology.wsgi
+        from jobs.worker import Worker
+
+        def loaded():
+            return [name for name in {NUMERIC!r} if name in sys.modules]
+
+        resolve("/")
+        seen = {{"site": loaded()}}
+        connection = Redis.from_url({TEST_REDIS_URL!r})
+        for name in [settings.JOBS_QUEUE, settings.JOBS_RELATED_QUEUE]:
+            Worker([Queue(name, connection=connection)], connection=connection)
+            seen[name] = loaded()
+        print(json.dumps(seen))
+        """,
+        JOBS_QUEUE=f"{RUN_PREFIX}-imports",
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert answer == {
+        "site": [],
+        f"{RUN_PREFIX}-imports": [],
+        f"{RUN_PREFIX}-imports-related": list(NUMERIC),
+    }
