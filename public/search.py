@@ -390,8 +390,14 @@ class SearchResults:
             return documents.none()
         if is_full_text():
             query = self._search_query()
+            # Matched through document_search's index, which holds the public
+            # documents' vectors; the document table's own vectors are read
+            # for the matches' order alone, and carry no index of their own.
+            matches = RawSQL(
+                f"SELECT s.document_id {MATCHES}", [self.terms.websearch()]
+            )
             return (
-                documents.filter(search_vector=query)
+                documents.filter(pk__in=matches)
                 .annotate(
                     title_matches=SearchVectorExact(
                         TitleVector("search_vector"), query
