@@ -120,15 +120,16 @@ COMMON_WORDS = [
 ]
 
 # The essential SQL of a search: the 50 best public matches, ranked, with the
-# summary's and the title's marked passages, and how many match.
+# summary's and the title's marked passages, and how many match; matched
+# through the index of the public documents' vectors (document_search's).
 PG_SEARCH_SQL = """
     SELECT d.id, r.prefix, d.number, d.title, d.summary,
         ts_headline('english', d.summary, q, 'MaxWords=40, MinWords=20'),
         ts_headline('english', d.title, q, 'HighlightAll=true')
     FROM (
-        SELECT d.id, ts_rank(d.search_vector, q) AS rank
-        FROM catalogue_document d, websearch_to_tsquery('english', %(q)s) q
-        WHERE d.search_vector @@ q AND d.status = ANY(%(public)s)
+        SELECT s.document_id AS id, ts_rank(s.search_vector, q) AS rank
+        FROM document_search s, websearch_to_tsquery('english', %(q)s) q
+        WHERE s.search_vector @@ q AND s.status = ANY(%(public)s)
         ORDER BY rank DESC LIMIT 50
     ) best
     JOIN catalogue_document d ON d.id = best.id
@@ -137,7 +138,7 @@ PG_SEARCH_SQL = """
     ORDER BY best.rank DESC
 """
 PG_COUNT_SQL = """
-    SELECT count(*) FROM catalogue_document
+    SELECT count(*) FROM document_search
     WHERE search_vector @@ websearch_to_tsquery('english', %(q)s)
         AND status = ANY(%(public)s)
 """

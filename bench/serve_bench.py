@@ -70,6 +70,7 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.contrib.postgres.search import SearchQuery, SearchVector  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.db.models.expressions import RawSQL  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
@@ -356,8 +357,14 @@ def matches():
 
 
 def indexed(query):
-    q = SearchQuery(query, search_type="websearch", config="english")
-    return Document.objects.public().filter(search_vector=q).values_list("pk")
+    """The public documents matching ``query`` through the index of their
+    stored vectors (``document_search``'s)."""
+    matches = RawSQL(
+        "SELECT document_id FROM document_search "
+        "WHERE search_vector @@ websearch_to_tsquery('english', %s)",
+        [query],
+    )
+    return Document.objects.public().filter(pk__in=matches).values_list("pk")
 
 
 def computed(query):
