@@ -101,6 +101,8 @@ def affected(model, pks):
 def recompute_related(*, documents=None):
     """Recompute and store the related work of ``documents`` (pks) and of the
     documents ``affected`` by them; of every document when None."""
+    # NumPy, SciPy and scikit-learn come with these: imported by the jobs
+    # alone, or by their worker as it starts (JOBS_WORKER_IMPORTS).
     from similarity import compute, store
     from similarity.corpus import public_entries
 
@@ -135,6 +137,7 @@ def recompute_related(*, documents=None):
 
 def recompute_candidates():
     """Recompute the candidate topics, reporting progress in three steps."""
+    # Imported here, as in recompute_related.
     from similarity import compute
     from similarity.corpus import public_entries
 
