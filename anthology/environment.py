@@ -372,7 +372,7 @@ VARIABLES: list[Variable] = [
     Variable(
         "RECORD_CHANGED",
         "Python path",
-        "similarity.jobs.documents_changed",
+        "similarity.queueing.documents_changed",
         "The function told of the documents each change touched, once it "
         "commits: by default their related work is recomputed in a background "
         "job. Empty: nothing is told (related work is then recomputed only by "

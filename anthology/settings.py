@@ -507,9 +507,7 @@ RQ = {"COMMIT_MODE": "on_db_commit", "WORKER_CLASS": "jobs.worker.Worker"}
 # process for each job: related work's numeric libraries (NumPy, SciPy,
 # scikit-learn), which no web process or command imports, and no job then
 # imports again.
-JOBS_WORKER_IMPORTS = {
-    JOBS_RELATED_QUEUE: ["similarity.compute", "similarity.store", "similarity.corpus"]
-}
+JOBS_WORKER_IMPORTS = {JOBS_RELATED_QUEUE: ["similarity.jobs"]}
 # How often a worker running a job says so; three missed, and the job is given
 # up as failed whatever host ran it (jobs/worker.py).
 JOBS_HEARTBEAT_SECONDS = env.read("JOBS_HEARTBEAT_SECONDS")

@@ -34,7 +34,7 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/anthology_related_bench"
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "anthology.settings")
 os.environ["JOBS_IN_PROCESS"] = "1"
-os.environ["RECORD_CHANGED"] = "similarity.jobs.documents_changed"
+os.environ["RECORD_CHANGED"] = "similarity.queueing.documents_changed"
 sys.path.insert(0, str(ROOT))
 
 
@@ -64,7 +64,8 @@ def main():
     from catalogue.models import Document, Topic
     from jobs import runner
     from jobs.models import Job
-    from similarity.jobs import RELATED_JOB, recompute_related
+    from similarity.jobs import recompute_related
+    from similarity.queueing import RELATED_JOB
 
     call_command("migrate", verbosity=0)
     if Document.objects.count() != args.documents:

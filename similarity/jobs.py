@@ -1,64 +1,32 @@
 """Related work and candidate topics, recomputed as background jobs
-(``jobs.runner``), and the hook that starts the first when documents change.
+(``jobs.runner``), named by ``similarity.queueing``, which queues them.
 
 A whole-record job reads the whole public record (``corpus``), computes
 (``compute``), keeps the model for the next change (``store``) and stores
 what it found through ``actions.related``, which expires the pages whose
 related work changed; a change's job reads only what changed into the model
 kept (``store.updated``), or the whole record when none can be used.
+
+This module brings NumPy, SciPy and scikit-learn with ``compute``: a job's
+process imports it by the job's name, a worker on the related-work queue as
+it starts (``JOBS_WORKER_IMPORTS``); nothing else of the site imports it.
 """
 
-import logging
-
-from django.conf import settings
-
 from actions.related import store_candidates, store_related
-from catalogue.models import CandidateTopic, RelatedDocument
+from catalogue.models import RelatedDocument
 from jobs import runner
+from similarity import compute, store
+from similarity.corpus import public_entries
+from similarity.queueing import (
+    RELATED_COALESCE,
+    RELATED_JOB,
+    merge_related,
+    related_title,
+)
 
-logger = logging.getLogger(__name__)
-
-RELATED_JOB = "similarity.jobs.recompute_related"
-CANDIDATES_JOB = "similarity.jobs.recompute_candidates"
-# One candidate recomputation at a time: each replaces the open candidates.
-CANDIDATES_LOCK = "candidate-topics"
-# Related work is recomputed by coalesced jobs (``runner.request``): one runs,
-# one waits, holding every document changed since the running one began.
-RELATED_COALESCE = "related-work"
-
-
-def related_title(arguments):
-    documents = arguments["documents"]
-    if documents is None:
-        return "Related work of every document"
-    return f"Related work of {len(documents)} changed document(s)"
-
-
-def merge_related(waiting, asked):
-    """One recomputation for both: of every document if either is, else of
-    the documents of both."""
-    if waiting["documents"] is None or asked["documents"] is None:
-        return {"documents": None}
-    return {"documents": sorted({*waiting["documents"], *asked["documents"]})}
-
-
-def documents_changed(pks):
-    """What ``actions.pages`` tells once a change commits: recompute the
-    related work of the documents ``pks`` (None: of every document) in the
-    background, on the related-work queue, added to the recomputation
-    already waiting if there is one; a queue that cannot take the job is
-    logged, and the next change or ``recompute_related`` makes up for it."""
-    try:
-        runner.request(
-            coalesce=RELATED_COALESCE,
-            function=RELATED_JOB,
-            arguments={"documents": pks},
-            merge=merge_related,
-            title=related_title,
-            queue_name=settings.JOBS_RELATED_QUEUE,
-        )
-    except runner.QueueUnavailable as error:
-        logger.warning("Related work not recomputed: %s", error)
+# A RECORD_CHANGED setting written before the hook moved to
+# similarity.queueing names it here.
+from similarity.queueing import documents_changed as documents_changed
 
 
 def recompute_related_here(pks):
@@ -101,11 +69,6 @@ def affected(model, pks):
 def recompute_related(*, documents=None):
     """Recompute and store the related work of ``documents`` (pks) and of the
     documents ``affected`` by them; of every document when None."""
-    # NumPy, SciPy and scikit-learn come with these: imported by the jobs
-    # alone, or by their worker as it starts (JOBS_WORKER_IMPORTS).
-    from similarity import compute, store
-    from similarity.corpus import public_entries
-
     model = None if documents is None else store.updated(documents)
     if model is None:
         since = store.mark()
@@ -137,10 +100,6 @@ def recompute_related(*, documents=None):
 
 def recompute_candidates():
     """Recompute the candidate topics, reporting progress in three steps."""
-    # Imported here, as in recompute_related.
-    from similarity import compute
-    from similarity.corpus import public_entries
-
     entries = public_entries()
     runner.progress(0, 3)
     model = compute.build(entries)
@@ -151,15 +110,4 @@ def recompute_candidates():
         f"{len(made)} candidate topics of {members} documents "
         f"({len(groups) - len(made)} already decided).",
         None,
-    )
-
-
-def open_candidates():
-    """The open candidates with their members and nearest topic, for the admin
-    page: three queries."""
-    return (
-        CandidateTopic.objects.open()
-        .select_related("nearest_topic")
-        .prefetch_related("members__document__registry", "members__document__topic")
-        .order_by("pk")
     )

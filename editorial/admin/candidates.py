@@ -18,7 +18,7 @@ from catalogue.models import CandidateTopic
 from jobs import runner
 from jobs.models import Job
 from jobs.views import start_job
-from similarity.jobs import CANDIDATES_JOB, CANDIDATES_LOCK, open_candidates
+from similarity.queueing import CANDIDATES_JOB, CANDIDATES_LOCK, open_candidates
 
 # Seeing the candidates changes nothing readers see.
 SEE_CANDIDATES = "catalogue.change_document"

@@ -64,7 +64,7 @@ from formats import exports
 from imports.snapshots import RECORD_MODELS
 from pagecache import frontends
 from similarity import compute
-from similarity.jobs import CANDIDATES_JOB, RELATED_JOB
+from similarity.queueing import CANDIDATES_JOB, RELATED_JOB
 from sources.jobs import CHECK_JOB
 from tests.conftest import SEED
 from tests.factories import (

@@ -32,7 +32,7 @@ from editorial.admin.page_import import PAGE_JOB
 from editorial.backups import BACKUP_JOB
 from imports.backups import backup_storage
 from jobs.models import Job
-from similarity.jobs import CANDIDATES_JOB
+from similarity.queueing import CANDIDATES_JOB
 from tests.databases import WEB_LAYER
 from tests.factories import (
     DecisionRecordFactory,

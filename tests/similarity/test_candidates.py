@@ -14,7 +14,7 @@ import actions.documents
 from catalogue.models import CandidateTopic, Document, Topic
 from jobs import queue
 from jobs.models import Job
-from similarity.jobs import CANDIDATES_JOB
+from similarity.queueing import CANDIDATES_JOB
 from tests.factories import DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.core.management import call_command
 import actions.documents
 from catalogue.models import RelatedDocument
 from jobs.models import Job
-from similarity.jobs import RELATED_JOB
+from similarity.queueing import RELATED_JOB
 from tests.factories import DocumentFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def related_on_page(client, document):
 def told(settings):
     """Changes tell related work of the documents they change, from the
     first (the record's own documents are published after this)."""
-    settings.RECORD_CHANGED = "similarity.jobs.documents_changed"
+    settings.RECORD_CHANGED = "similarity.queueing.documents_changed"
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import actions.filing
 from catalogue.models import Document, RelatedDocument
 from jobs import queue, runner
 from jobs.models import Job
-from similarity.jobs import RELATED_JOB
+from similarity.queueing import RELATED_JOB
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.pagecache.processes import in_a_new_process
 from tests.similarity.test_related import PIPELINE
@@ -42,7 +42,7 @@ def record(settings):
         )
         for number in (16, 98, 99)
     ]
-    settings.RECORD_CHANGED = "similarity.jobs.documents_changed"
+    settings.RECORD_CHANGED = "similarity.queueing.documents_changed"
     return documents
 
 
