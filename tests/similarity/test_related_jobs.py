@@ -11,13 +11,14 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
+from django.utils.module_loading import import_string
 
 import actions.documents
 import actions.filing
 from catalogue.models import Document, RelatedDocument
 from jobs import queue, runner
 from jobs.models import Job
-from similarity.queueing import RELATED_JOB
+from similarity.queueing import RELATED_JOB, documents_changed
 from tests.factories import DocumentFactory, TopicFactory, UserFactory
 from tests.pagecache.processes import in_a_new_process
 from tests.similarity.test_related import PIPELINE
@@ -273,3 +274,10 @@ def test_the_site_starts_without_the_numeric_libraries_and_a_related_worker_with
         f"{RUN_PREFIX}-imports": [],
         f"{RUN_PREFIX}-imports-related": list(NUMERIC),
     }
+
+
+def test_a_record_changed_setting_naming_the_hook_where_it_was_still_reaches_it():
+    """``RECORD_CHANGED`` named ``similarity.jobs.documents_changed`` until the
+    hook moved to ``similarity.queueing``: a site that set it keeps its
+    related work."""
+    assert import_string("similarity.jobs.documents_changed") is documents_changed
